@@ -1,0 +1,47 @@
+"""The `dealer-assist` command. Each sub-command lives in `dealer_assist.commands`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from dealer_assist import __version__, commands
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dealer-assist",
+        description=(
+            "Live baccarat dealer-assist and table audit: reads the card shoe and the overhead "
+            "camera, checks every card against the house rules, flags misdeals for the "
+            "supervisor, and keeps a tamper-evident log."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"dealer-assist {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
