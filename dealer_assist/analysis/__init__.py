@@ -1,0 +1,1 @@
+"""Shoe analysis: exact odds for a remaining shoe, pay-table checks, statistics."""

@@ -1,0 +1,1 @@
+"""Use cases: feed observations to the table machine, audit a trace, record decisions. Domain only."""

@@ -1,0 +1,1 @@
+"""FastAPI: the public table display, the supervisor console, the regulator view."""

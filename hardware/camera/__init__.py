@@ -1,0 +1,1 @@
+"""The overhead camera: frame sources and the card recognizer."""

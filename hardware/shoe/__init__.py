@@ -1,0 +1,1 @@
+"""The card shoe: sans-IO protocol codec, serial link, emulator."""
