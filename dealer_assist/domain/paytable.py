@@ -88,13 +88,7 @@ class PayTable:
             pay: Pay | None = None
             if name == winner:
                 pay = bet.for_total(player_total if winner == "player" else banker_total)
-            elif name == "player_pair" and player_pair:
-                pay = bet.pays
-            elif name == "banker_pair" and banker_pair:
-                pay = bet.pays
-            elif name == "big" and cards >= 5:
-                pay = bet.pays
-            elif name == "small" and cards == 4:
+            elif name == "player_pair" and player_pair or name == "banker_pair" and banker_pair or name == "big" and cards >= 5 or name == "small" and cards == 4:
                 pay = bet.pays
             elif name == "super7" and super7_offered:
                 pay = bet.for_sevens(sevens)

@@ -1,0 +1,89 @@
+"""`dealer-assist audit TRACE [--json]`: replay a trace and report every shoe and game."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from dealer_assist.services.audit import audit_lines
+from dealer_assist.services.trace import TraceLineError
+from dealer_assist.settings import ConfigError, load_paytables
+
+WINNER = {"player": "PLAYER", "banker": "BANKER", "tie": "TIE", None: "-"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "audit",
+        help="check a table trace against the house rules",
+        description=(
+            "Replay a table trace (JSON Lines, table-trace.md) through the table machine and report "
+            "every shoe and game: cards by position, totals, winner, winning bets, flags and review "
+            "status. Exit status 0 whatever the flags; 2 if a line is malformed (the message names it)."
+        ),
+    )
+    p.add_argument("trace", help="trace file (JSON Lines), or - for standard input")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the audit contract)")
+    p.add_argument("--paytable", type=Path, default=None,
+                   help="pay tables TOML (default: config/paytables.toml)")
+    p.set_defaults(func=run)
+
+
+def _game_line(g: dict[str, Any]) -> str:
+    def hand(cards: list[str], total: int | None) -> str:
+        return f"{' '.join(cards) or '-':<11} ({'?' if total is None else total})"
+
+    flags = ",".join(f["code"] for f in g["flags"]) or "-"
+    bets = " ".join(f"{b['bet']} {b['pays']}" for b in g["winning_bets"])
+    status = g["status"] if g["status"] != "complete" else ""
+    return (f"  {g['game']:>3}  P {hand(g['player'], g['player_total'])}  "
+            f"B {hand(g['banker'], g['banker_total'])}  {WINNER[g['winner']]:<6} "
+            f"{'N' if g['natural'] else ' '} {status:<10} review {g['review']:<8} flags {flags}"
+            + (f"  wins: {bets}" if bets else ""))
+
+
+def render_table(report: dict[str, Any]) -> str:
+    out: list[str] = []
+    for s in report["shoes"]:
+        burn = s["burn"]
+        out.append(
+            f"shoe {s['shoe_id']}: {s['variant']}, {s['decks']} decks, {s['status']}, "
+            f"{len(s['games'])} games, burn {len(burn['cards'])}/{burn['required'] or '?'} "
+            f"({' '.join(burn['cards'])})"
+        )
+        out.extend(f"  shoe flag {f['code']} ({f['severity']}): {f['detail']}" for f in s["flags"])
+        out.append(f"  {'#':>3}  {'player':<16}  {'banker':<16}  winner")
+        out.extend(_game_line(g) for g in s["games"])
+    for problem in report.get("ignored", []):
+        out.append(f"ignored line {problem['line']}: {problem['problem']}")
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        paytables = load_paytables(args.paytable)
+    except ConfigError as e:
+        print(f"dealer-assist audit: {e}", file=sys.stderr)
+        return 2
+    name = "standard input" if args.trace == "-" else args.trace
+    try:
+        if args.trace == "-":
+            report = audit_lines(sys.stdin.buffer, paytables)
+        else:
+            with open(args.trace, "rb") as f:
+                report = audit_lines(f, paytables)
+    except OSError as e:
+        print(f"dealer-assist audit: cannot read {name}: {e.strerror}", file=sys.stderr)
+        return 2
+    except TraceLineError as e:
+        print(f"dealer-assist audit: {name}, {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump(report, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print(render_table(report))
+    return 0

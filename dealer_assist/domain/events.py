@@ -1,0 +1,299 @@
+"""Trace events (table-trace.md) as frozen dataclasses, and their validation from JSON objects.
+
+`parse_event(obj)` turns one decoded JSON object into an event or raises TraceError saying
+what is wrong; `event.as_dict()` gives the trace form back. Product-specific types
+(`side_bet_alert`, `link_status`) are kept and carried through, the table machine ignores them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, ClassVar
+
+from dealer_assist.domain.cards import CardError, parse_card
+from dealer_assist.domain.house import HouseRules, SettingsError
+from dealer_assist.domain.rules import ZONES
+
+
+class TraceError(ValueError):
+    """An event that breaks the trace contract."""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    TYPE: ClassVar[str] = ""
+    ts: str
+    src: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ts": self.ts, "src": self.src, "type": self.TYPE}
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeLoaded(Event):
+    TYPE: ClassVar[str] = "new_shoe"
+    shoe_id: str
+    house: HouseRules
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ts": self.ts, "src": self.src, "type": self.TYPE, "shoe_id": self.shoe_id,
+                **self.house.as_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class BetsClosed(Event):
+    TYPE: ClassVar[str] = "bets_closed"
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeEnded(Event):
+    TYPE: ClassVar[str] = "end_shoe"
+
+
+@dataclass(frozen=True, slots=True)
+class CardsRevealed(Event):
+    TYPE: ClassVar[str] = "reveal"
+    side: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        d = Event.as_dict(self)
+        if self.side is not None:
+            d["side"] = self.side
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class CardDealt(Event):
+    TYPE: ClassVar[str] = "card"
+    card: str
+    multi: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        d = {"ts": self.ts, "src": self.src, "type": self.TYPE, "card": self.card}
+        if self.multi:
+            d["multi"] = True
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadableDealt(Event):
+    TYPE: ClassVar[str] = "unreadable"
+
+
+@dataclass(frozen=True, slots=True)
+class CutCardOut(Event):
+    TYPE: ClassVar[str] = "cut_card"
+    color: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**Event.as_dict(self), "color": self.color}
+
+
+@dataclass(frozen=True, slots=True)
+class FramesLost(Event):
+    TYPE: ClassVar[str] = "gap"
+    missing: int | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**Event.as_dict(self), "missing": self.missing}
+
+
+@dataclass(frozen=True, slots=True)
+class CardSeen(Event):
+    TYPE: ClassVar[str] = "card_seen"
+    card: str | None
+    zone: str
+    face: str
+
+    def as_dict(self) -> dict[str, Any]:
+        d = {**Event.as_dict(self), "zone": self.zone, "face": self.face}
+        if self.card is not None:
+            d["card"] = self.card
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class CardLost(Event):
+    TYPE: ClassVar[str] = "card_lost"
+    zone: str
+    card: str | None
+    opened: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        d = {**Event.as_dict(self), "zone": self.zone, "opened": self.opened}
+        if self.card is not None:
+            d["card"] = self.card
+        return d
+
+
+DECISION_ACTIONS = ("accept", "void", "correct", "void_shoe")
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionMade(Event):
+    TYPE: ClassVar[str] = "decision"
+    game: int
+    action: str
+    by: str
+    reason: str
+    player: tuple[str, ...] = ()
+    banker: tuple[str, ...] = ()
+    shoe_id: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        d = {**Event.as_dict(self), "game": self.game, "action": self.action, "by": self.by,
+             "reason": self.reason}
+        if self.action == "correct":
+            d["player"], d["banker"] = list(self.player), list(self.banker)
+        if self.shoe_id is not None:
+            d["shoe_id"] = self.shoe_id
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class Noted(Event):
+    """A product event the table machine does not act on (alerts, link status): kept as is."""
+
+    TYPE: ClassVar[str] = "noted"
+    kind: str
+    fields: tuple[tuple[str, Any], ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ts": self.ts, "src": self.src, "type": self.kind, **dict(self.fields)}
+
+
+NOTED_TYPES = frozenset({"side_bet_alert", "link_status"})
+
+# ---- validation -------------------------------------------------------------------------
+
+
+def _card(obj: dict[str, Any], key: str = "card") -> str:
+    try:
+        return parse_card(obj[key])
+    except KeyError:
+        raise TraceError(f"missing field {key!r}") from None
+    except CardError as e:
+        raise TraceError(str(e)) from None
+
+
+def _choice(obj: dict[str, Any], key: str, allowed: tuple[str, ...] | frozenset[str]) -> str:
+    v = obj.get(key)
+    if v not in allowed:
+        raise TraceError(f"field {key!r} must be one of {', '.join(sorted(allowed))}, got {v!r}")
+    return v  # type: ignore[return-value]
+
+
+def _int(obj: dict[str, Any], key: str, low: int = 0) -> int:
+    v = obj.get(key)
+    if not isinstance(v, int) or isinstance(v, bool) or v < low:
+        raise TraceError(f"field {key!r} must be a whole number >= {low}, got {v!r}")
+    return v
+
+
+def _text(obj: dict[str, Any], key: str) -> str:
+    v = obj.get(key)
+    if not isinstance(v, str) or not v.strip():
+        raise TraceError(f"field {key!r} must be a non-empty string, got {v!r}")
+    return v
+
+
+def _bool(obj: dict[str, Any], key: str, default: bool) -> bool:
+    v = obj.get(key, default)
+    if not isinstance(v, bool):
+        raise TraceError(f"field {key!r} must be true or false, got {v!r}")
+    return v
+
+
+def _new_shoe(ts: str, src: str, obj: dict[str, Any]) -> Event:
+    settings = {k: obj[k] for k in HouseRules.__dataclass_fields__ if k in obj}
+    try:
+        house = HouseRules(**settings)
+    except SettingsError as e:
+        raise TraceError(str(e)) from None
+    shoe_id = obj.get("shoe_id", "")
+    if not isinstance(shoe_id, str | int) or isinstance(shoe_id, bool):
+        raise TraceError(f"field 'shoe_id' must be a string, got {shoe_id!r}")
+    return ShoeLoaded(ts, src, str(shoe_id), house)
+
+
+def _card_seen(ts: str, src: str, obj: dict[str, Any]) -> Event:
+    face = _choice(obj, "face", ("up", "down"))
+    card = _card(obj) if obj.get("card") is not None or face == "up" else None
+    return CardSeen(ts, src, card, _choice(obj, "zone", ZONES), face)
+
+
+def _card_lost(ts: str, src: str, obj: dict[str, Any]) -> Event:
+    card = _card(obj) if obj.get("card") is not None else None
+    return CardLost(ts, src, _choice(obj, "zone", ZONES), card, _bool(obj, "opened", False))
+
+
+def _cards(obj: dict[str, Any], key: str) -> tuple[str, ...]:
+    v = obj.get(key)
+    if not isinstance(v, list) or not 0 < len(v) <= 3:
+        raise TraceError(f"field {key!r} must be a list of 1 to 3 card codes, got {v!r}")
+    try:
+        return tuple(parse_card(c) for c in v)
+    except CardError as e:
+        raise TraceError(f"field {key!r}: {e}") from None
+
+
+def _decision(ts: str, src: str, obj: dict[str, Any]) -> Event:
+    action = _choice(obj, "action", DECISION_ACTIONS)
+    player = _cards(obj, "player") if action == "correct" else ()
+    banker = _cards(obj, "banker") if action == "correct" else ()
+    shoe_id = obj.get("shoe_id")
+    return DecisionMade(ts, src, _int(obj, "game", 1), action, _text(obj, "by"), _text(obj, "reason"),
+                        player, banker, None if shoe_id is None else str(shoe_id))
+
+
+def _gap(ts: str, src: str, obj: dict[str, Any]) -> Event:
+    return FramesLost(ts, src, _int(obj, "missing", 0) if "missing" in obj else None)
+
+
+_PARSERS = {
+    "new_shoe": _new_shoe,
+    "bets_closed": lambda ts, src, obj: BetsClosed(ts, src),
+    "end_shoe": lambda ts, src, obj: ShoeEnded(ts, src),
+    "reveal": lambda ts, src, obj: CardsRevealed(
+        ts, src, _choice(obj, "side", ("player", "banker")) if obj.get("side") is not None else None),
+    "card": lambda ts, src, obj: CardDealt(ts, src, _card(obj), _bool(obj, "multi", False)),
+    "unreadable": lambda ts, src, obj: UnreadableDealt(ts, src),
+    "cut_card": lambda ts, src, obj: CutCardOut(ts, src, _choice(obj, "color", ("blue", "yellow"))),
+    "gap": _gap,
+    "card_seen": _card_seen,
+    "card_lost": _card_lost,
+    "decision": _decision,
+}
+EVENT_TYPES = frozenset(_PARSERS) | NOTED_TYPES
+
+
+
+def _timestamp(obj: dict[str, Any]) -> str:
+    ts = obj.get("ts")
+    if not isinstance(ts, str):
+        raise TraceError("missing field 'ts'" if ts is None else f"field 'ts' must be a string, got {ts!r}")
+    try:
+        datetime.fromisoformat(ts)
+    except ValueError:
+        raise TraceError(f"field 'ts' is not an ISO 8601 time: {ts!r}") from None
+    return ts
+
+
+def parse_event(obj: Any) -> Event:
+    """Validate one decoded JSON object of a trace and return its event."""
+    if not isinstance(obj, dict):
+        raise TraceError(f"an event must be a JSON object, got {type(obj).__name__}")
+    ts = _timestamp(obj)
+    src = obj.get("src")
+    if not isinstance(src, str) or not src:
+        raise TraceError("missing field 'src'" if src is None else f"field 'src' must be a string, got {src!r}")
+    kind = obj.get("type")
+    parser = _PARSERS.get(kind)  # type: ignore[arg-type]
+    if parser is not None:
+        return parser(ts, src, obj)
+    if kind is None:
+        raise TraceError("missing field 'type'")
+    if kind in NOTED_TYPES:
+        return Noted(ts, src, kind, tuple((k, v) for k, v in obj.items() if k not in ("ts", "src", "type")))
+    raise TraceError(f"unknown event type {kind!r}; known: {', '.join(sorted(EVENT_TYPES))}")

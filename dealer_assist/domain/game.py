@@ -1,0 +1,151 @@
+"""One game of a shoe as the table machine builds it: cards by position, flags, rulings.
+
+Cards are kept by position in the order the rules give. An unreadable card is `??` with an
+unknown value; while a value the rules need is unknown, the game keeps taking cards in deal
+order (P3, then B3) without claiming that a draw was missed.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+from dealer_assist.domain.cards import CARD_VALUE
+from dealer_assist.domain.flags import NEEDS_DECISION, VOID, Flag
+from dealer_assist.domain.rules import SEVEN_UP_FIXED_VALUE, next_position
+
+UNREADABLE = "??"
+#: Unknown values explored when deciding the next position (more unknowns: assume the card).
+_MAX_UNKNOWN = 3
+
+
+def expected_position(player: list[int | None], banker: list[int | None]) -> tuple[str | None, bool]:
+    """The next position and whether the rules surely want it (False: it depends on an unknown)."""
+    unknown = [i for i, v in enumerate(player + banker) if v is None]
+    if not unknown:
+        return next_position(player, banker), True  # type: ignore[arg-type]
+    if len(unknown) > _MAX_UNKNOWN:
+        n = len(player) + len(banker)
+        return (("P1", "B1", "P2", "B2", "P3", "B3")[n] if n < 6 else None), False
+    outcomes = set()
+    n_p = len(player)
+    for values in product(range(10), repeat=len(unknown)):
+        filled: list[int] = [0 if v is None else v for v in player + banker]
+        for i, v in zip(unknown, values, strict=True):
+            filled[i] = v
+        outcomes.add(next_position(filled[:n_p], filled[n_p:]))
+    if len(outcomes) == 1:
+        return outcomes.pop(), True
+    positions = sorted(p for p in outcomes if p is not None)
+    return positions[0], False
+
+
+class Game:
+    """A game's record. The table machine is the only writer."""
+
+    __slots__ = (
+        "number", "seven_up", "cards", "player_values", "banker_values", "expect", "expect_sure",
+        "bets_closed", "flags", "set_aside", "last_game", "ruling", "decided_upto", "revealed",
+        "between_cards", "voided_by_shoe", "super7_offered", "started_ts", "ended_ts", "flag_keys",
+    )
+
+    def __init__(self, number: int, seven_up: bool, super7_offered: bool = False) -> None:
+        self.number = number
+        self.seven_up = seven_up
+        self.super7_offered = super7_offered
+        #: (position, card code) in the order the cards came out of the shoe.
+        self.cards: list[tuple[str, str]] = []
+        self.player_values: list[int | None] = [SEVEN_UP_FIXED_VALUE] if seven_up else []
+        self.banker_values: list[int | None] = []
+        self.expect: str | None = "B1" if seven_up else "P1"
+        self.expect_sure = True
+        self.bets_closed = False
+        self.flags: list[Flag] = []
+        self.flag_keys: set[tuple[str, str]] = set()
+        #: Surplus cards set aside after this game.
+        self.set_aside: list[str] = []
+        self.last_game = False
+        #: The latest supervisor ruling: None, "accept", "void" or "correct".
+        self.ruling: str | None = None
+        #: Flags before this index are covered by a decision.
+        self.decided_upto = 0
+        self.revealed: set[str] = set()
+        #: Cards that came out after this game was complete, before the next bets closed.
+        self.between_cards = 0
+        self.voided_by_shoe = False
+        self.started_ts: str | None = None
+        self.ended_ts: str | None = None
+
+    # -- cards ------------------------------------------------------------------------------
+    @property
+    def complete(self) -> bool:
+        return self.expect is None
+
+    def place(self, code: str) -> str:
+        """Put the next card from the shoe at the position the rules give; return the position."""
+        pos = self.expect
+        assert pos is not None, "place() on a complete game"
+        self.cards.append((pos, code))
+        (self.player_values if pos[0] == "P" else self.banker_values).append(CARD_VALUE.get(code))
+        if self.expect_sure and None not in self.player_values and None not in self.banker_values:
+            self.expect = next_position(self.player_values, self.banker_values)  # type: ignore[arg-type]
+        else:
+            self.expect, self.expect_sure = expected_position(self.player_values, self.banker_values)
+        return pos
+
+    def replace_cards(self, player: tuple[str, ...], banker: tuple[str, ...]) -> None:
+        """A supervisor's correction: the hand becomes these cards (Player's fixed 7 implied)."""
+        order = ("P1", "B1", "P2", "B2", "P3", "B3")
+        by_pos = {f"P{i + (2 if self.seven_up else 1)}": c for i, c in enumerate(player)}
+        by_pos.update({f"B{i + 1}": c for i, c in enumerate(banker)})
+        self.cards = [(p, by_pos[p]) for p in order if p in by_pos]
+        self.player_values = ([SEVEN_UP_FIXED_VALUE] if self.seven_up else []) + [
+            CARD_VALUE[c] for c in player]
+        self.banker_values = [CARD_VALUE[c] for c in banker]
+        self.expect, self.expect_sure = expected_position(self.player_values, self.banker_values)
+        self.revealed.update(by_pos)
+
+    def side(self, prefix: str) -> list[str]:
+        return [c for p, c in sorted(self.cards) if p[0] == prefix]
+
+    def position_of(self, code: str) -> str | None:
+        for pos, c in self.cards:
+            if c == code:
+                return pos
+        return None
+
+    # -- flags and status -------------------------------------------------------------------
+    def flag(self, flag: Flag, once: bool = False) -> bool:
+        """Add a flag; with `once`, not if one of the same code (and detail key) is there."""
+        if once:
+            key = (flag.code, flag.detail)
+            if key in self.flag_keys:
+                return False
+            self.flag_keys.add(key)
+        self.flags.append(flag)
+        return True
+
+    def has_flag(self, code: str) -> bool:
+        return any(f.code == code for f in self.flags)
+
+    @property
+    def void(self) -> bool:
+        if self.voided_by_shoe or self.ruling == "void":
+            return True
+        return any(f.severity == VOID for f in self.flags[self.decided_upto:])
+
+    @property
+    def status(self) -> str:
+        if self.void:
+            return "void"
+        return "complete" if self.complete and self.known else "incomplete"
+
+    @property
+    def known(self) -> bool:
+        return None not in self.player_values and None not in self.banker_values
+
+    @property
+    def review(self) -> str:
+        if not any(f.severity in NEEDS_DECISION for f in self.flags):
+            return "none"
+        pending = any(f.severity in NEEDS_DECISION for f in self.flags[self.decided_upto:])
+        return "pending" if pending else "resolved"
