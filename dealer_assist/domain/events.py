@@ -1,4 +1,4 @@
-"""Trace events (table-trace.md) as frozen dataclasses, and their validation from JSON objects.
+"""Trace events (table-trace.md) as immutable records (NamedTuples), and their validation from JSON objects.
 
 `parse_event(obj)` turns one decoded JSON object into an event or raises TraceError saying
 what is wrong; `event.as_dict()` gives the trace form back. Product-specific types
@@ -7,9 +7,8 @@ what is wrong; `event.as_dict()` gives the trace form back. Product-specific typ
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, NamedTuple
 
 from dealer_assist.domain.cards import CardError, parse_card
 from dealer_assist.domain.house import HouseRules, SettingsError
@@ -20,108 +19,127 @@ class TraceError(ValueError):
     """An event that breaks the trace contract."""
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    TYPE: ClassVar[str] = ""
-    ts: str
-    src: str
+class _Event:
+    """What every event class has; the classes are NamedTuples (immutable, and cheap to make:
+    an audit makes one per trace line). Events of different types never compare equal."""
+
+    __slots__ = ()
+    TYPE = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"ts": self.ts, "src": self.src, "type": self.TYPE}
+        d: dict[str, Any] = {"ts": self.ts, "src": self.src, "type": self.TYPE}  # type: ignore[attr-defined]
+        for name, v in zip(self._fields[2:], self[2:], strict=True):  # type: ignore[attr-defined,index]
+            if v is not None and v is not False and v != ():
+                d[name] = list(v) if isinstance(v, tuple) else v
+        return d
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and tuple.__eq__(self, other)  # type: ignore[arg-type]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, tuple(self)))  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True, slots=True)
-class ShoeLoaded(Event):
-    TYPE: ClassVar[str] = "new_shoe"
+def _event(cls: type) -> type:
+    """Give a NamedTuple event class the shared behaviour of `_Event`."""
+    for name in ("as_dict", "__eq__", "__ne__", "__hash__"):
+        if name not in cls.__dict__:
+            setattr(cls, name, getattr(_Event, name))
+    return cls
+
+
+@_event
+class ShoeLoaded(NamedTuple):
+    ts: str
+    src: str
     shoe_id: str
     house: HouseRules
+    TYPE = "new_shoe"
 
     def as_dict(self) -> dict[str, Any]:
         return {"ts": self.ts, "src": self.src, "type": self.TYPE, "shoe_id": self.shoe_id,
                 **self.house.as_dict()}
 
 
-@dataclass(frozen=True, slots=True)
-class BetsClosed(Event):
-    TYPE: ClassVar[str] = "bets_closed"
+@_event
+class BetsClosed(NamedTuple):
+    ts: str
+    src: str
+    TYPE = "bets_closed"
 
 
-@dataclass(frozen=True, slots=True)
-class ShoeEnded(Event):
-    TYPE: ClassVar[str] = "end_shoe"
+@_event
+class ShoeEnded(NamedTuple):
+    ts: str
+    src: str
+    TYPE = "end_shoe"
 
 
-@dataclass(frozen=True, slots=True)
-class CardsRevealed(Event):
-    TYPE: ClassVar[str] = "reveal"
+@_event
+class CardsRevealed(NamedTuple):
+    ts: str
+    src: str
     side: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        d = Event.as_dict(self)
-        if self.side is not None:
-            d["side"] = self.side
-        return d
+    TYPE = "reveal"
 
 
-@dataclass(frozen=True, slots=True)
-class CardDealt(Event):
-    TYPE: ClassVar[str] = "card"
+@_event
+class CardDealt(NamedTuple):
+    ts: str
+    src: str
     card: str
     multi: bool = False
-
-    def as_dict(self) -> dict[str, Any]:
-        d = {"ts": self.ts, "src": self.src, "type": self.TYPE, "card": self.card}
-        if self.multi:
-            d["multi"] = True
-        return d
+    TYPE = "card"
 
 
-@dataclass(frozen=True, slots=True)
-class UnreadableDealt(Event):
-    TYPE: ClassVar[str] = "unreadable"
+@_event
+class UnreadableDealt(NamedTuple):
+    ts: str
+    src: str
+    multi: bool = False
+    TYPE = "unreadable"
 
 
-@dataclass(frozen=True, slots=True)
-class CutCardOut(Event):
-    TYPE: ClassVar[str] = "cut_card"
+@_event
+class CutCardOut(NamedTuple):
+    ts: str
+    src: str
     color: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {**Event.as_dict(self), "color": self.color}
+    TYPE = "cut_card"
 
 
-@dataclass(frozen=True, slots=True)
-class FramesLost(Event):
-    TYPE: ClassVar[str] = "gap"
+@_event
+class FramesLost(NamedTuple):
+    ts: str
+    src: str
     missing: int | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {**Event.as_dict(self), "missing": self.missing}
+    TYPE = "gap"
 
 
-@dataclass(frozen=True, slots=True)
-class CardSeen(Event):
-    TYPE: ClassVar[str] = "card_seen"
+@_event
+class CardSeen(NamedTuple):
+    ts: str
+    src: str
     card: str | None
     zone: str
     face: str
-
-    def as_dict(self) -> dict[str, Any]:
-        d = {**Event.as_dict(self), "zone": self.zone, "face": self.face}
-        if self.card is not None:
-            d["card"] = self.card
-        return d
+    TYPE = "card_seen"
 
 
-@dataclass(frozen=True, slots=True)
-class CardLost(Event):
-    TYPE: ClassVar[str] = "card_lost"
+@_event
+class CardLost(NamedTuple):
+    ts: str
+    src: str
     zone: str
     card: str | None
     opened: bool
+    TYPE = "card_lost"
 
     def as_dict(self) -> dict[str, Any]:
-        d = {**Event.as_dict(self), "zone": self.zone, "opened": self.opened}
+        d = {"ts": self.ts, "src": self.src, "type": self.TYPE, "zone": self.zone, "opened": self.opened}
         if self.card is not None:
             d["card"] = self.card
         return d
@@ -130,9 +148,10 @@ class CardLost(Event):
 DECISION_ACTIONS = ("accept", "void", "correct", "void_shoe")
 
 
-@dataclass(frozen=True, slots=True)
-class DecisionMade(Event):
-    TYPE: ClassVar[str] = "decision"
+@_event
+class DecisionMade(NamedTuple):
+    ts: str
+    src: str
     game: int
     action: str
     by: str
@@ -140,28 +159,25 @@ class DecisionMade(Event):
     player: tuple[str, ...] = ()
     banker: tuple[str, ...] = ()
     shoe_id: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        d = {**Event.as_dict(self), "game": self.game, "action": self.action, "by": self.by,
-             "reason": self.reason}
-        if self.action == "correct":
-            d["player"], d["banker"] = list(self.player), list(self.banker)
-        if self.shoe_id is not None:
-            d["shoe_id"] = self.shoe_id
-        return d
+    TYPE = "decision"
 
 
-@dataclass(frozen=True, slots=True)
-class Noted(Event):
+@_event
+class Noted(NamedTuple):
     """A product event the table machine does not act on (alerts, link status): kept as is."""
 
-    TYPE: ClassVar[str] = "noted"
+    ts: str
+    src: str
     kind: str
     fields: tuple[tuple[str, Any], ...]
+    TYPE = "noted"
 
     def as_dict(self) -> dict[str, Any]:
         return {"ts": self.ts, "src": self.src, "type": self.kind, **dict(self.fields)}
 
+
+Event = (ShoeLoaded | BetsClosed | ShoeEnded | CardsRevealed | CardDealt | UnreadableDealt
+         | CutCardOut | FramesLost | CardSeen | CardLost | DecisionMade | Noted)
 
 NOTED_TYPES = frozenset({"side_bet_alert", "link_status"})
 
@@ -280,8 +296,24 @@ def _timestamp(obj: dict[str, Any]) -> str:
     return ts
 
 
+_CARD_CODE = {c: parse_card(c) for c in (r + s for r in "A23456789TJQK" for s in "SHDC")}
+_fromisoformat = datetime.fromisoformat
+_tuple_new = tuple.__new__
+
+
 def parse_event(obj: Any) -> Event:
     """Validate one decoded JSON object of a trace and return its event."""
+    if type(obj) is dict and obj.get("type") == "card":
+        # The fast path for most of a trace: a well-formed card.
+        ts, src, multi = obj.get("ts"), obj.get("src"), obj.get("multi", False)
+        code = _CARD_CODE.get(obj.get("card"))  # type: ignore[arg-type]
+        if code and type(ts) is str and type(src) is str and src and (multi is False or multi is True):
+            try:
+                _fromisoformat(ts)
+            except ValueError:
+                pass
+            else:
+                return _tuple_new(CardDealt, (ts, src, code, multi))  # type: ignore[return-value]
     if not isinstance(obj, dict):
         raise TraceError(f"an event must be a JSON object, got {type(obj).__name__}")
     ts = _timestamp(obj)

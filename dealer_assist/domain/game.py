@@ -43,9 +43,9 @@ class Game:
     """A game's record. The table machine is the only writer."""
 
     __slots__ = (
-        "number", "seven_up", "cards", "player_values", "banker_values", "expect", "expect_sure",
+        "number", "seven_up", "cards", "player", "banker", "player_values", "banker_values", "expect", "expect_sure",
         "bets_closed", "flags", "set_aside", "last_game", "ruling", "decided_upto", "revealed",
-        "between_cards", "voided_by_shoe", "super7_offered", "started_ts", "ended_ts", "flag_keys",
+        "between_cards", "voided_by_shoe", "unknowns", "super7_offered", "started_ts", "ended_ts", "flag_keys",
     )
 
     def __init__(self, number: int, seven_up: bool, super7_offered: bool = False) -> None:
@@ -54,6 +54,9 @@ class Game:
         self.super7_offered = super7_offered
         #: (position, card code) in the order the cards came out of the shoe.
         self.cards: list[tuple[str, str]] = []
+        #: Player's and Banker's cards in position order (Player's fixed 7 of `7up` not included).
+        self.player: list[str] = []
+        self.banker: list[str] = []
         self.player_values: list[int | None] = [SEVEN_UP_FIXED_VALUE] if seven_up else []
         self.banker_values: list[int | None] = []
         self.expect: str | None = "B1" if seven_up else "P1"
@@ -72,6 +75,8 @@ class Game:
         #: Cards that came out after this game was complete, before the next bets closed.
         self.between_cards = 0
         self.voided_by_shoe = False
+        #: Unreadable cards in the hand.
+        self.unknowns = 0
         self.started_ts: str | None = None
         self.ended_ts: str | None = None
 
@@ -85,8 +90,15 @@ class Game:
         pos = self.expect
         assert pos is not None, "place() on a complete game"
         self.cards.append((pos, code))
-        (self.player_values if pos[0] == "P" else self.banker_values).append(CARD_VALUE.get(code))
-        if self.expect_sure and None not in self.player_values and None not in self.banker_values:
+        if pos[0] == "P":
+            self.player.append(code)
+            self.player_values.append(CARD_VALUE.get(code))
+        else:
+            self.banker.append(code)
+            self.banker_values.append(CARD_VALUE.get(code))
+        if code == UNREADABLE:
+            self.unknowns += 1
+        if not self.unknowns:
             self.expect = next_position(self.player_values, self.banker_values)  # type: ignore[arg-type]
         else:
             self.expect, self.expect_sure = expected_position(self.player_values, self.banker_values)
@@ -98,14 +110,13 @@ class Game:
         by_pos = {f"P{i + (2 if self.seven_up else 1)}": c for i, c in enumerate(player)}
         by_pos.update({f"B{i + 1}": c for i, c in enumerate(banker)})
         self.cards = [(p, by_pos[p]) for p in order if p in by_pos]
+        self.player, self.banker = list(player), list(banker)
+        self.unknowns = 0
         self.player_values = ([SEVEN_UP_FIXED_VALUE] if self.seven_up else []) + [
             CARD_VALUE[c] for c in player]
         self.banker_values = [CARD_VALUE[c] for c in banker]
         self.expect, self.expect_sure = expected_position(self.player_values, self.banker_values)
         self.revealed.update(by_pos)
-
-    def side(self, prefix: str) -> list[str]:
-        return [c for p, c in sorted(self.cards) if p[0] == prefix]
 
     def position_of(self, code: str) -> str | None:
         for pos, c in self.cards:
@@ -129,6 +140,8 @@ class Game:
 
     @property
     def void(self) -> bool:
+        if not self.flags and self.ruling is None and not self.voided_by_shoe:
+            return False
         if self.voided_by_shoe or self.ruling == "void":
             return True
         return any(f.severity == VOID for f in self.flags[self.decided_upto:])
@@ -141,10 +154,12 @@ class Game:
 
     @property
     def known(self) -> bool:
-        return None not in self.player_values and None not in self.banker_values
+        return not self.unknowns
 
     @property
     def review(self) -> str:
+        if not self.flags:
+            return "none"
         if not any(f.severity in NEEDS_DECISION for f in self.flags):
             return "none"
         pending = any(f.severity in NEEDS_DECISION for f in self.flags[self.decided_upto:])

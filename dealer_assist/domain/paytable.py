@@ -70,6 +70,7 @@ class BetPay:
 class PayTable:
     variant: str
     bets: dict[str, BetPay]
+    _won: dict[tuple, tuple[tuple[str, str], ...]] = field(default_factory=dict, compare=False, repr=False)
 
     def winning_bets(
         self,
@@ -81,8 +82,19 @@ class PayTable:
         cards: int,
         sevens: int,
         super7_offered: bool,
-    ) -> list[tuple[str, str]]:
+    ) -> tuple[tuple[str, str], ...]:
         """(bet, pay text) of every bet this table offers that wins on this result."""
+        key = (winner, player_total, banker_total, player_pair, banker_pair, cards, sevens,
+               super7_offered)
+        won = self._won.get(key)
+        if won is None:
+            won = self._won[key] = tuple(self._winning_bets(*key))
+        return won
+
+    def _winning_bets(
+        self, winner: str, player_total: int, banker_total: int, player_pair: bool,
+        banker_pair: bool, cards: int, sevens: int, super7_offered: bool,
+    ) -> list[tuple[str, str]]:
         won: list[tuple[str, str]] = []
         for name, bet in self.bets.items():
             pay: Pay | None = None

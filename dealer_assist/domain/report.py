@@ -6,51 +6,51 @@ from typing import Any
 
 from dealer_assist.domain.game import Game
 from dealer_assist.domain.paytable import PayTable
-from dealer_assist.domain.rules import winner as winner_of
 from dealer_assist.domain.shoe import Shoe
 
 
-def game_result(game: Game, paytable: PayTable) -> dict[str, Any]:
-    """Totals, winner, pairs and winning bets of a game (winner None unless complete and not void)."""
-    player, banker = game.side("P"), game.side("B")
-    known = game.known
-    p_total = sum(game.player_values) % 10 if known else None  # type: ignore[arg-type]
-    b_total = sum(game.banker_values) % 10 if known else None  # type: ignore[arg-type]
-    first_p = ["7"] + [c[0] for c in player[:1]] if game.seven_up else [c[0] for c in player[:2]]
-    player_pair = len(first_p) == 2 and first_p[0] == first_p[1]
+def game_view(game: Game, paytable: PayTable) -> dict[str, Any]:
+    """One game of the audit: cards, totals, winner, pairs, winning bets, status, flags, review.
+
+    The winner (and so the winning bets) is None unless the game is complete and not void.
+    """
+    player, banker = game.player, game.banker
+    pv, bv = game.player_values, game.banker_values
+    known = not game.unknowns
+    p_total = sum(pv) % 10 if known else None  # type: ignore[arg-type]
+    b_total = sum(bv) % 10 if known else None  # type: ignore[arg-type]
+    if game.seven_up:
+        player_pair = len(player) >= 1 and player[0][0] == "7"
+    else:
+        player_pair = len(player) >= 2 and player[0][0] == player[1][0]
     banker_pair = len(banker) >= 2 and banker[0][0] == banker[1][0]
-    n_cards = len(game.player_values) + len(game.banker_values)
+    n_cards = len(pv) + len(bv)
+    natural = (known and len(pv) >= 2 and len(bv) >= 2
+               and ((pv[0] + pv[1]) % 10 >= 8 or (bv[0] + bv[1]) % 10 >= 8))  # type: ignore[operator]
     status = game.status
     winner = None
     bets: list[dict[str, str]] = []
-    if status == "complete" and p_total is not None and b_total is not None:
-        winner = winner_of(p_total, b_total)
-        sevens = sum(1 for v in game.player_values + game.banker_values if v == 7)
+    if status == "complete":
+        winner = "player" if p_total > b_total else "banker" if b_total > p_total else "tie"  # type: ignore[operator]
+        sevens = (pv.count(7) + bv.count(7)) if game.super7_offered else 0
         bets = [{"bet": b, "pays": p} for b, p in paytable.winning_bets(
-            winner, p_total, b_total, player_pair, banker_pair, n_cards, sevens, game.super7_offered)]
+            winner, p_total, b_total, player_pair, banker_pair, n_cards, sevens,  # type: ignore[arg-type]
+            game.super7_offered)]
     return {
-        "player": player, "banker": banker,
+        "game": game.number,
+        "player": player[:], "banker": banker[:],
         "player_total": p_total, "banker_total": b_total,
         "winner": winner,
-        "natural": bool(known and len(game.player_values) >= 2 and len(game.banker_values) >= 2
-                        and max(sum(game.player_values[:2]) % 10,  # type: ignore[arg-type]
-                                sum(game.banker_values[:2]) % 10) >= 8),  # type: ignore[arg-type]
+        "natural": bool(natural),
         "cards": n_cards,
         "player_pair": player_pair, "banker_pair": banker_pair,
         "winning_bets": bets,
         "status": status,
-    }
-
-
-def game_view(game: Game, paytable: PayTable) -> dict[str, Any]:
-    view = {"game": game.number, **game_result(game, paytable)}
-    view.update({
         "last_game": game.last_game,
-        "set_aside": list(game.set_aside),
-        "flags": [f.as_dict() for f in game.flags],
+        "set_aside": game.set_aside[:],
+        "flags": [f.as_dict() for f in game.flags] if game.flags else [],
         "review": game.review,
-    })
-    return view
+    }
 
 
 def shoe_view(shoe: Shoe, paytables: dict[str, PayTable]) -> dict[str, Any]:

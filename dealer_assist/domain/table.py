@@ -58,11 +58,17 @@ class Happened(NamedTuple):
     data: Any = None
 
 
+_NOTHING: list[Happened] = []  # what `apply` returns when it does not record (never appended to)
+
+
 class TableMachine:
     """Folds trace events into the state of one table (its shoes and their games)."""
 
-    def __init__(self) -> None:
-        self.phase = NO_SHOE
+    def __init__(self, record: bool = True) -> None:
+        #: Whether `apply` reports what happened (an audit that only reads the state says no).
+        self.record = record
+        self._phase = NO_SHOE
+        self._handlers = _BY_PHASE[NO_SHOE]
         self.shoes: list[Shoe] = []
         self.shoe: Shoe | None = None
         #: Events that meant nothing where they came (index of the event, message).
@@ -71,11 +77,20 @@ class TableMachine:
         self._out: list[Happened] = []
         self._ts = ""
 
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @phase.setter
+    def phase(self, phase: str) -> None:
+        self._phase = phase
+        self._handlers = _BY_PHASE[phase]
+
     # -- the one entry point ----------------------------------------------------------------
     def apply(self, event: Event) -> list[Happened]:
-        self._out = out = []
+        self._out = out = [] if self.record else _NOTHING
         self._ts = event.ts
-        handler = TRANSITIONS.get((self.phase, event.TYPE)) or TRANSITIONS.get((ANY, event.TYPE))
+        handler = self._handlers.get(event.TYPE)
         if handler is None:
             self._problem(f"{event.TYPE} with no shoe on the table" if self.phase == NO_SHOE
                           else f"{event.TYPE} means nothing during {self.phase}")
@@ -86,7 +101,8 @@ class TableMachine:
 
     # -- helpers ----------------------------------------------------------------------------
     def _emit(self, kind: str, game: int | None, data: Any = None) -> None:
-        self._out.append(Happened(kind, self.shoe.shoe_id if self.shoe else None, game, data))
+        if self.record:
+            self._out.append(Happened(kind, self.shoe.shoe_id if self.shoe else None, game, data))
 
     def _problem(self, message: str) -> None:
         self.problems.append((self.events_applied, message))
@@ -111,8 +127,11 @@ class TableMachine:
         n = shoe.counts.get(code, 0) + 1
         shoe.counts[code] = n
         if n > shoe.house.decks:
-            self._flag(game, "FOREIGN_CARD",
-                       f"{code} is copy {n} from a shoe of {shoe.house.decks} deck(s)")
+            self._count_over(code, game, n)
+
+    def _count_over(self, code: str, game: Game | None, n: int) -> None:
+        decks = self.shoe.house.decks  # type: ignore[union-attr]
+        self._flag(game, "FOREIGN_CARD", f"{code} is copy {n} from a shoe of {decks} deck(s)")
 
     def _new_game(self) -> Game:
         shoe = self.shoe
@@ -240,14 +259,22 @@ class TableMachine:
                        f"the burn needs {shoe.burn_required} cards; more came out", once=True)
 
     def on_deal_card(self, e: CardDealt | UnreadableDealt) -> None:
+        # The hot path of every audit: kept flat on purpose.
         shoe = self.shoe
         game = shoe.current  # type: ignore[union-attr]
         assert game is not None
-        code = e.card if isinstance(e, CardDealt) else UNREADABLE
+        code = e.card if e.TYPE == "card" else UNREADABLE  # type: ignore[union-attr]
         pos = game.place(code)
-        self._emit("card_placed", game.number, (pos, code))
-        self._card_flags(e, game, code, pos)
-        if game.complete:
+        if self.record:
+            self._emit("card_placed", game.number, (pos, code))
+        if code == UNREADABLE or e.multi:  # type: ignore[union-attr]
+            self._card_flags(e, game, code, pos)
+        else:
+            counts = shoe.counts  # type: ignore[union-attr]
+            n = counts[code] = counts.get(code, 0) + 1
+            if n > shoe.house.decks:  # type: ignore[union-attr]
+                self._count_over(code, game, n)
+        if game.expect is None:
             self._complete(game)
 
     def _card_flags(self, e: CardDealt | UnreadableDealt, game: Game, code: str, where: str) -> None:
@@ -445,4 +472,10 @@ TRANSITIONS: dict[tuple[str, str], _H] = {
     (BETWEEN, "card_lost"): TableMachine.on_card_lost,
     (ANY, "decision"): TableMachine.on_decision,
     (ANY, "noted"): TableMachine.on_noted,
+}
+
+#: TRANSITIONS by phase, the ANY rows copied into each (the lookup `apply` makes).
+_BY_PHASE: dict[str, dict[str, _H]] = {
+    phase: {t: h for (p, t), h in TRANSITIONS.items() if p in (phase, ANY)}
+    for phase in (NO_SHOE, BURN, DEALING, BETWEEN)
 }

@@ -56,7 +56,7 @@ def test_house_super7_table_by_sevens():
     assert table.bets["super7"].for_sevens(1) is None
     assert table.bets["super7"].for_sevens(6).text == "700:1"
     won = table.winning_bets("banker", 3, 7, False, False, 5, 3, True)
-    assert won == [("banker", "9:5"), ("super7", "5:1")]
+    assert list(won) == [("banker", "9:5"), ("super7", "5:1")]
 
 
 @pytest.mark.parametrize("raw, message", [

@@ -1,0 +1,83 @@
+"""Audit throughput: full audit of a trace against parsing its JSON lines alone.
+
+Generates 1,000 shoes (about 80,000 games) dealt by the rules, then in this one process times
+(1) `json.loads` of every line and (2) the whole audit (`audit_lines`: parse, validate, table
+machine, report). Prints events per second for each and the ratio audit / parse (goal: <= 3).
+
+    .venv/bin/python benchmarks/audit_throughput.py [--shoes 1000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tqdm import tqdm  # noqa: E402
+
+from dealer_assist.domain.house import HouseRules  # noqa: E402
+from dealer_assist.services.audit import audit_lines  # noqa: E402
+from dealer_assist.services.shoe_deal import deal_shoe  # noqa: E402
+
+VARIANTS = ("standard", "super6", "7up")
+
+
+def generate(shoes: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    start = datetime(2026, 11, 1, tzinfo=UTC)
+    lines: list[str] = []
+    for i in tqdm(range(shoes), desc="dealing shoes", unit="shoe", file=sys.stderr):
+        house = HouseRules(variant=VARIANTS[i % 3], burn_after_each_game=i % 2 == 1)
+        for event in deal_shoe(rng, house, shoe_id=f"S{i + 1}", start=start):
+            lines.append(json.dumps(event, separators=(",", ":")))
+    return lines
+
+
+def best_of(repeat: int, fn) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shoes", type=int, default=1000)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each; the best is reported")
+    ap.add_argument("--seed", type=int, default=2026)
+    args = ap.parse_args()
+
+    lines = generate(args.shoes, args.seed)
+    report = audit_lines(lines)
+    games = sum(len(s["games"]) for s in report["shoes"])
+    flagged = sum(1 for s in report["shoes"] for g in s["games"] if g["flags"])
+    loads = json.loads
+
+    def parse_only() -> None:
+        for line in lines:
+            loads(line)
+
+    parse_s = best_of(args.repeat, parse_only)
+    audit_s = best_of(args.repeat, lambda: audit_lines(lines))
+    n = len(lines)
+    print(f"trace: {args.shoes} shoes, {games} games, {n} events ({flagged} games flagged)")
+    print(f"parse JSON lines only : {parse_s:7.3f} s  {n / parse_s:12,.0f} events/s")
+    print(f"full audit            : {audit_s:7.3f} s  {n / audit_s:12,.0f} events/s")
+    ratio = audit_s / parse_s
+    print(f"ratio audit / parse   : {ratio:7.2f}   (goal <= 3: {'met' if ratio <= 3 else 'NOT met'})")
+    print(f"per event: parse {parse_s / n * 1e6:.2f} us, audit {audit_s / n * 1e6:.2f} us "
+          f"(median of none: best of {args.repeat} runs; spread {statistics.pstdev([parse_s, audit_s]):.3f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
