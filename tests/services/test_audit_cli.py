@@ -1,0 +1,70 @@
+"""`dealer-assist audit` as other tools run it: a real process, files and standard input."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).resolve().parent.parent / "fixtures" / "golden"
+OK = '{"ts":"2026-11-29T10:00:00.000Z","src":"dealer","type":"new_shoe","shoe_id":"S1"}'
+
+
+def audit(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "dealer_assist.cli", "audit", *args], input=stdin,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_json_from_a_file_and_from_stdin_agree():
+    path = GOLDEN / "standard.jsonl"
+    from_file = audit(str(path), "--json")
+    from_stdin = audit("-", "--json", stdin=path.read_text())
+    assert from_file.returncode == 0 == from_stdin.returncode
+    assert json.loads(from_file.stdout) == json.loads(from_stdin.stdout)
+    assert json.loads(from_file.stdout) == json.loads((GOLDEN / "standard.audit.json").read_text())
+
+
+def test_readable_table_has_one_line_per_game():
+    out = audit(str(GOLDEN / "standard.jsonl")).stdout
+    game_lines = [line for line in out.splitlines() if " P " in line and " B " in line]
+    assert len(game_lines) == 6
+    assert "UNNEEDED_DRAW" in game_lines[2] and "resolved" in game_lines[2]
+    assert "TIE" in game_lines[5] and "LAST_GAME" in game_lines[5]
+
+
+def test_flags_do_not_change_the_exit_status():
+    r = audit(str(GOLDEN / "super6.jsonl"), "--json")
+    assert r.returncode == 0 and "FOREIGN_CARD" in r.stdout
+
+
+@pytest.mark.parametrize("bad, problem", [
+    ("not json", "not valid JSON"),
+    ('{"src":"shoe","type":"card","card":"QS"}', "missing field 'ts'"),
+    ('{"ts":"2026-11-29T10:00:01Z","type":"card","card":"QS"}', "missing field 'src'"),
+    ('{"ts":"2026-11-29T10:00:01Z","src":"shoe","card":"QS"}', "missing field 'type'"),
+    ('{"ts":"2026-11-29T10:00:01Z","src":"shoe","type":"teleport"}', "unknown event type 'teleport'"),
+    ('{"ts":"2026-11-29T10:00:01Z","src":"shoe","type":"card","card":"1X"}', "bad card code '1X'"),
+    ('{"ts":"2026-11-29T10:00:01Z","src":"shoe","type":"card"}', "missing field 'card'"),
+    ('{"ts":"yesterday","src":"shoe","type":"card","card":"QS"}', "not an ISO 8601 time"),
+    ('[1, 2]', "must be a JSON object"),
+    ('{"ts":"2026-11-29T10:00:01Z","src":"dealer","type":"new_shoe","variant":"mini"}', "variant"),
+    ('{"ts":"2026-11-29T10:00:01Z","src":"supervisor","type":"decision","game":1,"action":"bless",'
+     '"by":"S","reason":"r"}', "action"),
+])
+def test_malformed_line_stops_with_status_2_naming_the_line(bad, problem):
+    r = audit("-", "--json", stdin=f"{OK}\n\n{bad}\n{OK}\n")
+    assert r.returncode == 2 and r.stdout == ""
+    assert "line 3" in r.stderr and problem in r.stderr
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    r = audit(str(tmp_path / "nope.jsonl"))
+    assert r.returncode == 2 and "cannot read" in r.stderr
+
+
+def test_10_spelling_is_accepted_and_printed_as_T():
+    trace = "\n".join([OK, *(f'{{"ts":"2026-11-29T10:00:0{i}Z","src":"shoe","type":"card","card":"{c}"}}'
+                             for i, c in enumerate(["2S", "10H", "KH"], 1))])
+    r = audit("-", "--json", stdin=trace)
+    assert json.loads(r.stdout)["shoes"][0]["burn"]["cards"] == ["2S", "TH", "KH"]
