@@ -15,7 +15,7 @@ from dealer_assist.settings import ConfigError, load_paytables
 WINNER = {"player": "PLAYER", "banker": "BANKER", "tie": "TIE", None: "-"}
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "audit",
         help="check a table trace against the house rules",

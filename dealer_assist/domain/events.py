@@ -8,7 +8,7 @@ what is wrong; `event.as_dict()` gives the trace form back. Product-specific typ
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple, cast
 
 from dealer_assist.domain.cards import CardError, parse_card
 from dealer_assist.domain.house import HouseRules, SettingsError
@@ -19,44 +19,43 @@ class TraceError(ValueError):
     """An event that breaks the trace contract."""
 
 
-class _Event:
-    """What every event class has; the classes are NamedTuples (immutable, and cheap to make:
-    an audit makes one per trace line). Events of different types never compare equal."""
+class Event:
+    """What every event has. Each event class is a NamedTuple of its fields (immutable, and cheap
+    to make: an audit makes one per trace line) under this base. Events of different types never
+    compare equal."""
 
     __slots__ = ()
-    TYPE = ""
+    TYPE: ClassVar[str] = ""
+    ts: str
+    src: str
 
     def as_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"ts": self.ts, "src": self.src, "type": self.TYPE}  # type: ignore[attr-defined]
-        for name, v in zip(self._fields[2:], self[2:], strict=True):  # type: ignore[attr-defined,index]
+        d: dict[str, Any] = {"ts": self.ts, "src": self.src, "type": self.TYPE}
+        values = cast(tuple, self)
+        for name, v in zip(cast(Any, self)._fields[2:], values[2:], strict=True):
             if v is not None and v is not False and v != ():
                 d[name] = list(v) if isinstance(v, tuple) else v
         return d
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and tuple.__eq__(self, other)  # type: ignore[arg-type]
+        return type(self) is type(other) and tuple.__eq__(cast(tuple, self), cast(tuple, other))
 
     def __ne__(self, other: object) -> bool:
         return not self == other
 
     def __hash__(self) -> int:
-        return hash((type(self).__name__, tuple(self)))  # type: ignore[arg-type]
+        return hash((type(self).__name__, tuple(cast(tuple, self))))
 
 
-def _event(cls: type) -> type:
-    """Give a NamedTuple event class the shared behaviour of `_Event`."""
-    for name in ("as_dict", "__eq__", "__ne__", "__hash__"):
-        if name not in cls.__dict__:
-            setattr(cls, name, getattr(_Event, name))
-    return cls
-
-
-@_event
-class ShoeLoaded(NamedTuple):
+class _ShoeLoaded(NamedTuple):
     ts: str
     src: str
     shoe_id: str
     house: HouseRules
+
+
+class ShoeLoaded(Event, _ShoeLoaded):
+    __slots__ = ()
     TYPE = "new_shoe"
 
     def as_dict(self) -> dict[str, Any]:
@@ -64,78 +63,105 @@ class ShoeLoaded(NamedTuple):
                 **self.house.as_dict()}
 
 
-@_event
-class BetsClosed(NamedTuple):
+class _BetsClosed(NamedTuple):
     ts: str
     src: str
+
+
+class BetsClosed(Event, _BetsClosed):
+    __slots__ = ()
     TYPE = "bets_closed"
 
 
-@_event
-class ShoeEnded(NamedTuple):
+class _ShoeEnded(NamedTuple):
     ts: str
     src: str
+
+
+class ShoeEnded(Event, _ShoeEnded):
+    __slots__ = ()
     TYPE = "end_shoe"
 
 
-@_event
-class CardsRevealed(NamedTuple):
+class _CardsRevealed(NamedTuple):
     ts: str
     src: str
     side: str | None = None
+
+
+class CardsRevealed(Event, _CardsRevealed):
+    __slots__ = ()
     TYPE = "reveal"
 
 
-@_event
-class CardDealt(NamedTuple):
+class _CardDealt(NamedTuple):
     ts: str
     src: str
     card: str
     multi: bool = False
+
+
+class CardDealt(Event, _CardDealt):
+    __slots__ = ()
     TYPE = "card"
 
 
-@_event
-class UnreadableDealt(NamedTuple):
+class _UnreadableDealt(NamedTuple):
     ts: str
     src: str
     multi: bool = False
+
+
+class UnreadableDealt(Event, _UnreadableDealt):
+    __slots__ = ()
     TYPE = "unreadable"
 
 
-@_event
-class CutCardOut(NamedTuple):
+class _CutCardOut(NamedTuple):
     ts: str
     src: str
     color: str
+
+
+class CutCardOut(Event, _CutCardOut):
+    __slots__ = ()
     TYPE = "cut_card"
 
 
-@_event
-class FramesLost(NamedTuple):
+class _FramesLost(NamedTuple):
     ts: str
     src: str
     missing: int | None
+
+
+class FramesLost(Event, _FramesLost):
+    __slots__ = ()
     TYPE = "gap"
 
 
-@_event
-class CardSeen(NamedTuple):
+class _CardSeen(NamedTuple):
     ts: str
     src: str
     card: str | None
     zone: str
     face: str
+
+
+class CardSeen(Event, _CardSeen):
+    __slots__ = ()
     TYPE = "card_seen"
 
 
-@_event
-class CardLost(NamedTuple):
+class _CardLost(NamedTuple):
     ts: str
     src: str
     zone: str
     card: str | None
     opened: bool
+
+
+class CardLost(Event, _CardLost):
+    __slots__ = ()
     TYPE = "card_lost"
 
     def as_dict(self) -> dict[str, Any]:
@@ -148,8 +174,7 @@ class CardLost(NamedTuple):
 DECISION_ACTIONS = ("accept", "void", "correct", "void_shoe")
 
 
-@_event
-class DecisionMade(NamedTuple):
+class _DecisionMade(NamedTuple):
     ts: str
     src: str
     game: int
@@ -159,25 +184,29 @@ class DecisionMade(NamedTuple):
     player: tuple[str, ...] = ()
     banker: tuple[str, ...] = ()
     shoe_id: str | None = None
+
+
+class DecisionMade(Event, _DecisionMade):
+    __slots__ = ()
     TYPE = "decision"
 
 
-@_event
-class Noted(NamedTuple):
-    """A product event the table machine does not act on (alerts, link status): kept as is."""
-
+class _Noted(NamedTuple):
     ts: str
     src: str
     kind: str
     fields: tuple[tuple[str, Any], ...]
+
+
+class Noted(Event, _Noted):
+    """A product event the table machine does not act on (alerts, link status): kept as is."""
+
+    __slots__ = ()
     TYPE = "noted"
 
     def as_dict(self) -> dict[str, Any]:
         return {"ts": self.ts, "src": self.src, "type": self.kind, **dict(self.fields)}
 
-
-Event = (ShoeLoaded | BetsClosed | ShoeEnded | CardsRevealed | CardDealt | UnreadableDealt
-         | CutCardOut | FramesLost | CardSeen | CardLost | DecisionMade | Noted)
 
 NOTED_TYPES = frozenset({"side_bet_alert", "link_status"})
 
@@ -313,7 +342,7 @@ def parse_event(obj: Any) -> Event:
             except ValueError:
                 pass
             else:
-                return _tuple_new(CardDealt, (ts, src, code, multi))  # type: ignore[return-value]
+                return _tuple_new(CardDealt, (ts, src, code, multi))
     if not isinstance(obj, dict):
         raise TraceError(f"an event must be a JSON object, got {type(obj).__name__}")
     ts = _timestamp(obj)

@@ -112,8 +112,8 @@ class Game:
         self.cards = [(p, by_pos[p]) for p in order if p in by_pos]
         self.player, self.banker = list(player), list(banker)
         self.unknowns = 0
-        self.player_values = ([SEVEN_UP_FIXED_VALUE] if self.seven_up else []) + [
-            CARD_VALUE[c] for c in player]
+        fixed: list[int | None] = [SEVEN_UP_FIXED_VALUE] if self.seven_up else []
+        self.player_values = fixed + [CARD_VALUE[c] for c in player]
         self.banker_values = [CARD_VALUE[c] for c in banker]
         self.expect, self.expect_sure = expected_position(self.player_values, self.banker_values)
         self.revealed.update(by_pos)

@@ -46,7 +46,7 @@ class Pay:
         a, b = Fraction(m.group(1)), Fraction(m.group(2))
         if a == 0 or b == 0:
             raise PayTableError(f"{where}: pay {text!r} must have both sides above zero")
-        return cls(text, a / b)
+        return cls(m.group(0), a / b)
 
 
 @dataclass(frozen=True, slots=True)

@@ -267,7 +267,7 @@ class TableMachine:
         pos = game.place(code)
         if self.record:
             self._emit("card_placed", game.number, (pos, code))
-        if code == UNREADABLE or e.multi:  # type: ignore[union-attr]
+        if code == UNREADABLE or e.multi:
             self._card_flags(e, game, code, pos)
         else:
             counts = shoe.counts  # type: ignore[union-attr]
@@ -280,7 +280,7 @@ class TableMachine:
     def _card_flags(self, e: CardDealt | UnreadableDealt, game: Game, code: str, where: str) -> None:
         if code == UNREADABLE:
             self._flag(game, "UNREADABLE_CARD", f"the card at {where} could not be read")
-        elif e.multi:  # type: ignore[union-attr]
+        elif e.multi:
             self._flag(game, "MULTI_PULL", f"{code} ({where}) came out together with the card before it")
         self._count(code, game if where not in ("burn", "set_aside") else None)
 
