@@ -1,0 +1,108 @@
+"""`dealer-assist verify-log DB`: walk a table's event log and check its hash chain."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from dealer_assist.store.sqlite_log import NotAnEventLog, SqliteEventReader
+from dealer_assist.store.verify import Verdict, verify_chain
+
+HELP = """\
+Walk the hash chain of a table's event log (an SQLite file written by the table service)
+and check every event: that it matches its hash, chains to the event before it, and agrees
+with the recorded checkpoints. The file is opened read-only.
+
+Prints OK with the chain head, or the first event that does not verify and why:
+  edited     an event was changed (or an event at or before a checkpoint, and the chain
+             recomputed after it)
+  deleted    events are missing (in the middle, or at the end before a checkpoint)
+  inserted   events were added between two that chain to each other
+  reordered  an event chains to one stored after it
+A warning is printed when the triggers that keep the log append-only are missing.
+
+Exit status: 0 OK, 1 the chain does not verify, 2 the file cannot be read as an event log.
+"""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "verify-log",
+        help="check the hash chain of a table's event log",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("db", metavar="DB", help="the table's event log (SQLite file)")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        reader = SqliteEventReader(args.db)
+        checkpoints = reader.checkpoints()
+        missing = reader.missing_triggers()
+        total = reader.head().seq
+        progress = _Progress(total) if sys.stderr.isatty() and not args.json else None
+        verdict = verify_chain(
+            reader.raw_records, checkpoints, progress.update if progress else None
+        )
+        if progress:
+            progress.done()
+    except (FileNotFoundError, NotAnEventLog) as exc:
+        print(f"verify-log: {exc}", file=sys.stderr)
+        return 2
+    if missing:
+        print(
+            f"verify-log: warning: {args.db} lacks the append-only triggers "
+            f"{', '.join(missing)}: someone dropped them",
+            file=sys.stderr,
+        )
+    if args.json:
+        print(json.dumps(_as_json(verdict, missing)))
+    else:
+        print(_as_text(verdict))
+    return 0 if verdict.ok else 1
+
+
+def _as_text(verdict: Verdict) -> str:
+    if verdict.problem is None:
+        return (
+            f"OK: {verdict.events} events, chain head seq {verdict.head.seq} "
+            f"hash {verdict.head.hash}, {verdict.checkpoints} checkpoints"
+        )
+    problem = verdict.problem
+    return f"FAIL at seq {problem.seq}: {problem.kind}: {problem.detail}"
+
+
+def _as_json(verdict: Verdict, missing: list[str]) -> dict[str, Any]:
+    problem = verdict.problem
+    return {
+        "ok": verdict.ok,
+        "events_verified": verdict.events,
+        "head": {"seq": verdict.head.seq, "hash": verdict.head.hash},
+        "checkpoints": verdict.checkpoints,
+        "problem": None
+        if problem is None
+        else {"seq": problem.seq, "kind": problem.kind, "detail": problem.detail},
+        "missing_triggers": missing,
+    }
+
+
+class _Progress:
+    """A one-line progress bar on the terminal, redrawn every 1% of the events."""
+
+    def __init__(self, total: int) -> None:
+        self.total = max(total, 1)
+        self.step = max(self.total // 100, 1)
+
+    def update(self, count: int) -> None:
+        if count % self.step == 0 or count == self.total:
+            filled = 30 * count // self.total
+            bar = "#" * filled + "." * (30 - filled)
+            print(f"\rverifying [{bar}] {count}/{self.total}", end="", file=sys.stderr)
+
+    def done(self) -> None:
+        print(file=sys.stderr)

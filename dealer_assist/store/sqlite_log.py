@@ -1,0 +1,324 @@
+"""The event log on SQLite: one file per table, one writer, readers on read-only connections.
+
+The file holds two tables, `events` and `checkpoints`, and `PRAGMA user_version` 1.
+`events(seq, ts, src, type, body, prev_hash, hash)`: `seq` is the INTEGER PRIMARY KEY (unique,
+so a double append fails), `body` the canonical JSON of the event exactly as appended, `ts`
+`src` and `type` copies of its fields for queries, `prev_hash`/`hash` its links in the chain.
+`checkpoints(id, seq, hash, at)` records the chain head with its time.
+
+Triggers refuse UPDATE and DELETE on both tables and refuse an insert that is not the next
+link of the chain (which also stops INSERT OR REPLACE from overwriting an event). The writer
+uses WAL with synchronous=FULL and explicit transactions (BEGIN IMMEDIATE ... COMMIT), and
+holds an exclusive lock on `<file>.lock` while it is open, so a second writer fails at once.
+Readers open `file:<path>?mode=ro` and cannot write.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import IO, Any
+
+import sqlite_utils
+
+from dealer_assist.store.chain import (
+    GENESIS,
+    ChainHead,
+    Checkpoint,
+    RawRecord,
+    check_event,
+    link_hash,
+    utc_now,
+    utc_stamp,
+)
+from dealer_assist.store.log import (
+    DEFAULT_CHECKPOINT_EVERY,
+    DEFAULT_CHECKPOINT_INTERVAL,
+    CheckpointPolicy,
+    Clock,
+    LogReading,
+    checked_bodies,
+)
+
+SCHEMA_VERSION = 1
+
+#: The triggers that keep the log append-only, by name; `verify-log` checks they are there.
+TRIGGERS: dict[str, str] = {
+    "events_no_update": "BEFORE UPDATE ON events BEGIN "
+    "SELECT RAISE(ABORT, 'the event log is append-only: UPDATE of events refused'); END",
+    "events_no_delete": "BEFORE DELETE ON events BEGIN "
+    "SELECT RAISE(ABORT, 'the event log is append-only: DELETE of events refused'); END",
+    "events_in_order": "BEFORE INSERT ON events WHEN "
+    "NEW.seq IS NOT (SELECT COALESCE(MAX(seq), 0) + 1 FROM events) "
+    f"OR NEW.prev_hash IS NOT COALESCE((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), "
+    f"'{GENESIS}') BEGIN "
+    "SELECT RAISE(ABORT, 'the event log is append-only: an event must be the next seq "
+    "and chain to the last hash'); END",
+    "checkpoints_no_update": "BEFORE UPDATE ON checkpoints BEGIN "
+    "SELECT RAISE(ABORT, 'checkpoints are append-only: UPDATE refused'); END",
+    "checkpoints_no_delete": "BEFORE DELETE ON checkpoints BEGIN "
+    "SELECT RAISE(ABORT, 'checkpoints are append-only: DELETE refused'); END",
+    "checkpoints_match_chain": "BEFORE INSERT ON checkpoints WHEN "
+    "NEW.hash IS NOT COALESCE((SELECT hash FROM events WHERE seq = NEW.seq), "
+    f"CASE WHEN NEW.seq = 0 THEN '{GENESIS}' END) BEGIN "
+    "SELECT RAISE(ABORT, 'a checkpoint must record the hash of an event in the log'); END",
+}
+
+_INSERT_EVENT = (
+    "INSERT INTO events (seq, ts, src, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class NotAnEventLog(ValueError):
+    """The file is not an event log of this version (or not SQLite at all)."""
+
+
+class LogBusy(RuntimeError):
+    """Another writer holds the log; there is one writer per table."""
+
+
+def read_only_uri(path: Path) -> str:
+    return path.resolve().as_uri() + "?mode=ro"
+
+
+class SqliteEventReader(LogReading):
+    """Reads a table's log on read-only connections (one per read), while a writer appends."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(f"no event log at {self.path}")
+        conn = self._connect()
+        conn.close()
+
+    def _connect(self) -> sqlite3.Connection:
+        """A read-only connection, checked to be an event log of this version."""
+        try:
+            conn = sqlite3.connect(read_only_uri(self.path), uri=True, check_same_thread=False)
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise NotAnEventLog(f"{self.path} is not an SQLite event log: {exc}") from exc
+        if version != SCHEMA_VERSION:
+            conn.close()
+            raise NotAnEventLog(
+                f"{self.path} is not an event log of version {SCHEMA_VERSION} "
+                f"(user_version {version})"
+            )
+        return conn
+
+    def raw_records(self, after_seq: int = 0) -> Iterator[RawRecord]:
+        conn = self._connect()
+        try:
+            rows = conn.execute(
+                "SELECT seq, body, prev_hash, hash, ts, src, type FROM events "
+                "WHERE seq > ? ORDER BY seq",
+                (after_seq,),
+            )
+            for seq, body, prev_hash, digest, ts, src, kind in rows:
+                yield RawRecord(seq, body, prev_hash, digest, (ts, src, kind))
+        finally:
+            conn.close()
+
+    def head(self) -> ChainHead:
+        conn = self._connect()
+        try:
+            row = conn.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        finally:
+            conn.close()
+        return ChainHead(row[0], row[1]) if row else ChainHead(0, GENESIS)
+
+    def checkpoints(self) -> list[Checkpoint]:
+        conn = self._connect()
+        try:
+            rows = conn.execute("SELECT seq, hash, at FROM checkpoints ORDER BY id").fetchall()
+        finally:
+            conn.close()
+        return [Checkpoint(seq, digest, at) for seq, digest, at in rows]
+
+    def missing_triggers(self) -> list[str]:
+        """Names of the append-only triggers that are not in the file (someone dropped them)."""
+        conn = self._connect()
+        try:
+            present = set(sqlite_utils.Database(conn, execute_plugins=False).triggers_dict)
+        finally:
+            conn.close()
+        return [name for name in TRIGGERS if name not in present]
+
+    def close(self) -> None:
+        """Readers hold no connection between reads; nothing to close."""
+
+    def __enter__(self) -> SqliteEventReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SqliteEventLog(SqliteEventReader):
+    """The one writer of a table's log; reads go through read-only connections."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        clock: Clock = utc_now,
+        checkpoint_every: int | None = DEFAULT_CHECKPOINT_EVERY,
+        checkpoint_interval: timedelta | None = DEFAULT_CHECKPOINT_INTERVAL,
+    ) -> None:
+        self.path = Path(path)
+        self._policy = CheckpointPolicy(clock, checkpoint_every, checkpoint_interval)
+        self._lock = threading.Lock()
+        self._lock_file: IO[str] | None = _take_writer_lock(self.path)
+        try:
+            self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db = sqlite_utils.Database(self._conn, execute_plugins=False)
+            _ensure_schema(self._db, self.path)
+            self._db.enable_wal()
+            self._conn.execute("PRAGMA synchronous=FULL")
+            self._head = super().head()
+            cps = self.checkpoints()
+            self._last_checkpoint = cps[-1] if cps else None
+        except BaseException:
+            self._release()
+            raise
+
+    def append(self, event: Mapping[str, Any]) -> int:
+        body = check_event(event)
+        return self._append_bodies([(body, event)]).start
+
+    def append_many(self, events: Iterable[Mapping[str, Any]]) -> range:
+        """Append `events` in one transaction, all or none; returns their seqs."""
+        return self._append_bodies(checked_bodies(events))
+
+    def head(self) -> ChainHead:
+        return self._head
+
+    def checkpoint(self) -> Checkpoint:
+        with self._lock:
+            self._check_open()
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                point = self._insert_checkpoint(self._head, self._policy.clock())
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+            self._last_checkpoint = point
+            return point
+
+    def close(self) -> None:
+        with self._lock:
+            self._release()
+
+    def _append_bodies(self, pairs: Iterable[tuple[str, Mapping[str, Any]]]) -> range:
+        with self._lock:
+            self._check_open()
+            head = start = self._head
+
+            def rows() -> Iterator[tuple[object, ...]]:
+                nonlocal head
+                for body, event in pairs:
+                    digest = link_hash(head.hash, body)
+                    yield (head.seq + 1, event["ts"], event["src"], event["type"], body,
+                           head.hash, digest)
+                    head = ChainHead(head.seq + 1, digest)
+
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.executemany(_INSERT_EVENT, rows())
+                point = self._due_checkpoint(head)
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+            self._head = head
+            if point is not None:
+                self._last_checkpoint = point
+            return range(start.seq + 1, head.seq + 1)
+
+    def _due_checkpoint(self, head: ChainHead) -> Checkpoint | None:
+        now = self._policy.clock()
+        if self._policy.due(self._last_checkpoint, head.seq, now):
+            return self._insert_checkpoint(head, now)
+        return None
+
+    def _insert_checkpoint(self, head: ChainHead, now: datetime) -> Checkpoint:
+        point = Checkpoint(head.seq, head.hash, utc_stamp(now))
+        self._conn.execute(
+            "INSERT INTO checkpoints (seq, hash, at) VALUES (?, ?, ?)",
+            (point.seq, point.hash, point.at),
+        )
+        return point
+
+    def _rollback(self) -> None:
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
+
+    def _check_open(self) -> None:
+        if self._lock_file is None:
+            raise RuntimeError(f"the event log {self.path} is closed")
+
+    def _release(self) -> None:
+        conn = getattr(self, "_conn", None)
+        if conn is not None:
+            conn.close()
+            self._conn = None  # type: ignore[assignment]
+        if self._lock_file is not None:
+            fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+            self._lock_file.close()
+            self._lock_file = None
+
+
+def _take_writer_lock(path: Path) -> IO[str]:
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"no folder {path.parent} for the event log {path.name}")
+    lock_path = path.with_name(path.name + ".lock")
+    handle = open(lock_path, "a")  # noqa: SIM115 - held open while the writer lives
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise LogBusy(f"another process is writing to {path} (lock {lock_path})") from None
+    return handle
+
+
+def _ensure_schema(db: sqlite_utils.Database, path: Path) -> None:
+    """Create the tables and triggers in a new file; refuse a file that is something else."""
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        tables = db.table_names()
+    except sqlite3.DatabaseError as exc:
+        raise NotAnEventLog(f"{path} is not an SQLite event log: {exc}") from exc
+    if version == SCHEMA_VERSION:
+        return
+    if version != 0 or tables:
+        raise NotAnEventLog(
+            f"{path} is not an event log of version {SCHEMA_VERSION} "
+            f"(user_version {version}, tables {', '.join(tables) or 'none'})"
+        )
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        db.table("events").create(
+            {"seq": int, "ts": str, "src": str, "type": str, "body": str,
+             "prev_hash": str, "hash": str},
+            pk="seq",
+            not_null={"ts", "src", "type", "body", "prev_hash", "hash"},
+        )
+        db.table("events").create_index(["ts"])
+        db.table("checkpoints").create(
+            {"id": int, "seq": int, "hash": str, "at": str},
+            pk="id",
+            not_null={"seq", "hash", "at"},
+        )
+        for name, body in TRIGGERS.items():
+            db.conn.execute(f"CREATE TRIGGER {name} {body}")
+        db.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.conn.execute("COMMIT")
+    except BaseException:
+        if db.conn.in_transaction:
+            db.conn.execute("ROLLBACK")
+        raise

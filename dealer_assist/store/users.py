@@ -1,0 +1,248 @@
+"""The people who log in: dealers, supervisors and regulators, with argon2 password hashes.
+
+Users live in their own SQLite file (`users.db`, one per site; the service's config names
+it), not in a table's event log: the log is append-only with one writer per table, while a
+user's failed-login count and lock change all the time, and one account serves every table.
+The file holds one table, `users(name, role, password_hash, disabled, failed_logins,
+locked_until, created_at)`, and `PRAGMA user_version` 1.
+
+There is no default password and no default user: the first supervisor is created with
+`dealer-assist user add NAME --role supervisor`. After `MAX_FAILED_LOGINS` wrong passwords
+in a row an account is locked for `LOCKOUT`; while locked even the right password is
+refused, and the attempts do not count. A right password clears the count.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from dealer_assist.store.chain import utc_now, utc_stamp
+from dealer_assist.store.log import Clock
+
+ROLES = ("dealer", "supervisor", "regulator")
+MAX_FAILED_LOGINS = 5
+LOCKOUT = timedelta(minutes=15)
+MIN_PASSWORD_LENGTH = 8
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+SCHEMA_VERSION = 1
+
+_SCHEMA = f"""
+CREATE TABLE users (
+    name TEXT PRIMARY KEY NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ({", ".join(repr(r) for r in ROLES)})),
+    password_hash TEXT NOT NULL,
+    disabled INTEGER NOT NULL DEFAULT 0,
+    failed_logins INTEGER NOT NULL DEFAULT 0,
+    locked_until TEXT,
+    created_at TEXT NOT NULL
+)
+"""
+_COLUMNS = "name, role, disabled, failed_logins, locked_until, created_at"
+
+
+class UserError(ValueError):
+    """A user that cannot be added or changed; the message says why."""
+
+
+class LoginRefused(Exception):
+    """A refused login. `reason`: unknown_user, wrong_password, locked or disabled.
+
+    Tell the person at the screen only that the name or password is wrong, or that the
+    account is locked until `locked_until`; `reason` is for the operator's log.
+    """
+
+    def __init__(self, name: str, reason: str, locked_until: datetime | None = None) -> None:
+        until = f" until {utc_stamp(locked_until)}" if locked_until else ""
+        super().__init__(f"login of {name!r} refused: {reason}{until}")
+        self.name = name
+        self.reason = reason
+        self.locked_until = locked_until
+
+
+@dataclass(frozen=True)
+class User:
+    name: str
+    role: str
+    disabled: bool
+    failed_logins: int
+    locked_until: str | None
+    created_at: str
+
+
+class UserStore:
+    """The users file. `clock` and `hasher` can be given (tests use a cheap hasher)."""
+
+    def __init__(
+        self, path: str | Path, *, clock: Clock = utc_now, hasher: PasswordHasher | None = None
+    ) -> None:
+        self.path = Path(path)
+        if not self.path.parent.is_dir():
+            raise FileNotFoundError(f"no folder {self.path.parent} for the users file")
+        self._clock = clock
+        self._hasher = hasher or PasswordHasher()
+        self._dummy_hash: str | None = None
+        self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            self._ensure_schema()
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=FULL")
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def add(self, name: str, role: str, password: str) -> User:
+        """A new user; refuses a bad name, an unknown role, a short password, a taken name."""
+        if not NAME_PATTERN.fullmatch(name):
+            raise UserError(
+                f"user name {name!r}: letters, digits, '.', '_' or '-', at most 64, "
+                "starting with a letter or digit"
+            )
+        if role not in ROLES:
+            raise UserError(f"role {role!r}: one of {', '.join(ROLES)}")
+        _check_password(name, password)
+        digest = self._hasher.hash(password)
+        try:
+            self._conn.execute(
+                "INSERT INTO users (name, role, password_hash, created_at) VALUES (?, ?, ?, ?)",
+                (name, role, digest, utc_stamp(self._clock())),
+            )
+        except sqlite3.IntegrityError:
+            raise UserError(f"user {name!r} exists already") from None
+        return self._require(name)
+
+    def get(self, name: str) -> User | None:
+        row = self._conn.execute(f"SELECT {_COLUMNS} FROM users WHERE name = ?", (name,)).fetchone()
+        return _user(row) if row else None
+
+    def all(self) -> list[User]:
+        rows = self._conn.execute(f"SELECT {_COLUMNS} FROM users ORDER BY name").fetchall()
+        return [_user(row) for row in rows]
+
+    def verify(self, name: str, password: str) -> User:
+        """The user, if `password` is theirs and the account is open; else `LoginRefused`."""
+        now = self._clock()
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            user, refusal = self._attempt(name, password, now)
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        if refusal is not None:
+            raise refusal
+        assert user is not None
+        return user
+
+    def _attempt(
+        self, name: str, password: str, now: datetime
+    ) -> tuple[User | None, LoginRefused | None]:
+        row = self._conn.execute(
+            "SELECT password_hash, disabled, failed_logins, locked_until FROM users "
+            "WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            self._matches(self._dummy(), password)  # the same work as for a real name
+            return None, LoginRefused(name, "unknown_user")
+        digest, disabled, failed, locked_until = row
+        if locked_until is not None and datetime.fromisoformat(locked_until) > now:
+            return None, LoginRefused(name, "locked", datetime.fromisoformat(locked_until))
+        if not self._matches(digest, password):
+            failed += 1
+            lock = now + LOCKOUT if failed >= MAX_FAILED_LOGINS else None
+            self._conn.execute(
+                "UPDATE users SET failed_logins = ?, locked_until = ? WHERE name = ?",
+                (0 if lock else failed, utc_stamp(lock) if lock else None, name))
+            return None, LoginRefused(name, "wrong_password", lock)
+        if disabled:
+            return None, LoginRefused(name, "disabled")
+        new_hash = self._hasher.hash(password) if self._hasher.check_needs_rehash(digest) else digest
+        self._conn.execute(
+            "UPDATE users SET failed_logins = 0, locked_until = NULL, password_hash = ? "
+            "WHERE name = ?", (new_hash, name))
+        return self._require(name), None
+
+    def set_password(self, name: str, password: str) -> User:
+        """A new password; it also lifts a lock."""
+        _check_password(name, password)
+        self._change(name, "password_hash = ?, failed_logins = 0, locked_until = NULL",
+                     self._hasher.hash(password))
+        return self._require(name)
+
+    def disable(self, name: str) -> User:
+        self._change(name, "disabled = ?", 1)
+        return self._require(name)
+
+    def enable(self, name: str) -> User:
+        self._change(name, "disabled = ?", 0)
+        return self._require(name)
+
+    def unlock(self, name: str) -> User:
+        self._change(name, "failed_logins = ?, locked_until = NULL", 0)
+        return self._require(name)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> UserStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _change(self, name: str, assignments: str, value: object) -> None:
+        cursor = self._conn.execute(f"UPDATE users SET {assignments} WHERE name = ?",
+                                    (value, name))
+        if cursor.rowcount == 0:
+            raise UserError(f"no user {name!r}")
+
+    def _require(self, name: str) -> User:
+        user = self.get(name)
+        if user is None:
+            raise UserError(f"no user {name!r}")
+        return user
+
+    def _matches(self, digest: str, password: str) -> bool:
+        try:
+            return self._hasher.verify(digest, password)
+        except (VerificationError, InvalidHashError):
+            return False
+
+    def _dummy(self) -> str:
+        if self._dummy_hash is None:
+            self._dummy_hash = self._hasher.hash("not anybody's password")
+        return self._dummy_hash
+
+    def _ensure_schema(self) -> None:
+        try:
+            version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = [r[0] for r in self._conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        except sqlite3.DatabaseError as exc:
+            raise UserError(f"{self.path} is not a users file: {exc}") from exc
+        if version == SCHEMA_VERSION and tables == ["users"]:
+            return
+        if version != 0 or tables:
+            raise UserError(f"{self.path} is not a users file (tables: {', '.join(tables)})")
+        self._conn.execute("BEGIN IMMEDIATE")
+        self._conn.execute(_SCHEMA)
+        self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self._conn.execute("COMMIT")
+
+
+def _check_password(name: str, password: str) -> None:
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise UserError(f"a password has at least {MIN_PASSWORD_LENGTH} characters")
+    if password.strip().casefold() == name.casefold():
+        raise UserError("a password must not be the user's name")
+
+
+def _user(row: tuple[Any, ...]) -> User:
+    name, role, disabled, failed, locked_until, created_at = row
+    return User(name, role, bool(disabled), failed, locked_until, created_at)
