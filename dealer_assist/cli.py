@@ -36,6 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
+    except commands.CommandFailed as e:
+        print(f"dealer-assist {args.command}: {e}", file=sys.stderr)
+        return e.status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dealer_assist.services.audit import audit_lines
-from dealer_assist.services.trace import TraceLineError
+from dealer_assist.commands import CommandFailed, audit_trace
 from dealer_assist.settings import ConfigError, load_paytables
 
 WINNER = {"player": "PLAYER", "banker": "BANKER", "tie": "TIE", None: "-"}
@@ -66,21 +65,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         paytables = load_paytables(args.paytable)
     except ConfigError as e:
-        print(f"dealer-assist audit: {e}", file=sys.stderr)
-        return 2
-    name = "standard input" if args.trace == "-" else args.trace
-    try:
-        if args.trace == "-":
-            report = audit_lines(sys.stdin.buffer, paytables)
-        else:
-            with open(args.trace, "rb") as f:
-                report = audit_lines(f, paytables)
-    except OSError as e:
-        print(f"dealer-assist audit: cannot read {name}: {e.strerror}", file=sys.stderr)
-        return 2
-    except TraceLineError as e:
-        print(f"dealer-assist audit: {name}, {e}", file=sys.stderr)
-        return 2
+        raise CommandFailed(str(e)) from None
+    report = audit_trace(args.trace, paytables)
     if args.json:
         json.dump(report, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from dealer_assist.commands import audit_trace
 from dealer_assist.domain.roads import (
     BigRoadCell,
     Roads,
@@ -17,8 +18,6 @@ from dealer_assist.domain.roads import (
     roads,
     streaks,
 )
-from dealer_assist.services.audit import audit_lines
-from dealer_assist.services.trace import TraceLineError
 from dealer_assist.settings import ConfigError
 
 HELP = """\
@@ -79,18 +78,7 @@ def shoe_results(report: dict[str, Any], shoe_id: str | None = None) -> list[str
 def run(args: argparse.Namespace) -> int:
     name = "standard input" if args.trace == "-" else args.trace
     try:
-        if args.trace == "-":
-            report = audit_lines(sys.stdin.buffer)
-        else:
-            with open(args.trace, "rb") as trace:
-                report = audit_lines(trace)
-        result = roads(shoe_results(report, args.shoe))
-    except OSError as exc:
-        print(f"dealer-assist roads: cannot read {name}: {exc.strerror}", file=sys.stderr)
-        return 2
-    except TraceLineError as exc:
-        print(f"dealer-assist roads: {name}, {exc}", file=sys.stderr)
-        return 2
+        result = roads(shoe_results(audit_trace(args.trace), args.shoe))
     except (ShoeNotFound, ConfigError) as exc:
         print(f"dealer-assist roads: {name}: {exc}", file=sys.stderr)
         return 2
