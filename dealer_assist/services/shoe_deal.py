@@ -12,7 +12,8 @@ being dealt, or the next one when it comes out between games, is the shoe's last
 game comes `end_shoe`.
 
 Dealer mistakes (`MISTAKES`), each on one game (`kind:game`, or a game chosen with `rng` well
-before the cut card, moved on to the next game where the mistake cannot happen):
+before the cut card, moved on to the next game where the mistake cannot happen; one that finds
+no game before the last is not made, which `expected_flags` and the games' `mistakes` show):
 
 - `unneeded_draw`: a surplus card after the game is complete (UNNEEDED_DRAW on that game).
 - `missed_draw`: the dealer closes the next game's bets before drawing the game's third card;
@@ -198,7 +199,7 @@ def deal_shoe_detailed(
             raise DealError(f"the shoe of {n_cards} cards ran out; deal more decks")
         card = cards[pos]
         pos += 1
-        event = {"ts": clock.ts(step_ms), "src": "shoe", "type": "card", "card": card}
+        event: dict[str, Any] = {"ts": clock.ts(step_ms), "src": "shoe", "type": "card", "card": card}
         if multi:
             event["multi"] = True
         append(event)
@@ -242,9 +243,12 @@ def deal_shoe_detailed(
         multi_pull = "cards_pulled_together" in kinds
         dealt = 0
         while (position := next_position(p_vals, b_vals)) is not None:
-            if skip_draw and dealt == first_draw:
-                if number == last:
+            if skip_draw and dealt == first_draw and number == last:
+                if "missed_draw" not in floated:
                     raise DealError(f"missed_draw on game {number}: that is the shoe's last game")
+                kinds.remove("missed_draw")  # a random one found no game for it: not made
+                skip_draw = False
+            if skip_draw and dealt == first_draw:
                 # The dealer closes the next game's bets before the third card; the system
                 # holds that close, the card comes out after it and completes this game.
                 append({"ts": clock.ts(_MS_CARD), "src": "dealer", "type": "bets_closed"})
