@@ -1,0 +1,103 @@
+"""`dealer-assist export`: a signed zip of a table's log over a time range, for regulators."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from dealer_assist.commands import CommandFailed
+from dealer_assist.export.keys import (
+    ENV_SIGNING_KEY,
+    KeyProblem,
+    load_private_key,
+    signing_key_path,
+)
+from dealer_assist.export.source import parse_when, plan_range
+from dealer_assist.export.writer import LogTampered, write_export
+from dealer_assist.settings import ConfigError, load_paytables
+from dealer_assist.store.log_range import SqliteLogSource
+from dealer_assist.store.sqlite_log import NotAnEventLog
+
+HELP = f"""\
+Export a table's log from FROM to TO as a signed zip that a regulator checks offline:
+
+  events.jsonl   the events as stored, with seq, prev_hash and hash
+  games.csv      one row per game: cards by position, totals, winner, winning bets, flags,
+                 review status and the supervisor's decision
+  decisions.csv  every supervisor decision;  flags.csv  every flag
+  manifest.json  software version, each shoe's rules, pay tables, counts, time range,
+                 SHA-256 of every file, the chain heads at both ends
+  manifest.sig   the Ed25519 signature of manifest.json
+
+Whole shoes: a range that starts or ends inside a shoe is widened to the whole shoe (from
+its new_shoe to the event before the next one), so every game audits exactly as the table
+saw it. Times are ISO 8601 (2026-11-29, 2026-11-29T10:00Z...), UTC unless they say
+otherwise; FROM is included, TO is not. The table id (--table, by default the database's
+file name up to its first dot, e.g. T1 for T1.events.db) is written into the manifest and
+every CSV row. The private key comes from --signing-key or {ENV_SIGNING_KEY}.
+
+The export re-checks the chain of its range and refuses a log that was tampered with. The
+database is opened read-only. Exit status 0 done, 2 nothing written.
+See docs/export-format.md.
+"""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "export", help="write a signed regulator export of a table's log",
+        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--from", dest="start", required=True, metavar="T1",
+                        help="start of the time range (included)")
+    parser.add_argument("--to", dest="end", required=True, metavar="T2",
+                        help="end of the time range (excluded)")
+    parser.add_argument("--db", required=True, type=Path, metavar="FILE",
+                        help="the table's event log (SQLite file)")
+    parser.add_argument("--out", required=True, type=Path, metavar="FILE.zip",
+                        help="the zip to write (must not exist)")
+    parser.add_argument("--table", metavar="ID",
+                        help="the table's id (default: the database file name up to its first dot)")
+    parser.add_argument("--signing-key", metavar="FILE",
+                        help=f"the private key (default: the file named by ${ENV_SIGNING_KEY})")
+    parser.add_argument("--paytable", type=Path, default=None, metavar="FILE",
+                        help="pay tables TOML the games are settled with "
+                        "(default: config/paytables.toml)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        start, end = parse_when(args.start), parse_when(args.end)
+        key = load_private_key(signing_key_path(args.signing_key))
+        paytables = load_paytables(args.paytable)
+        source = SqliteLogSource(args.db)
+        span = plan_range(source, start, end)
+    except (ValueError, KeyProblem, ConfigError, FileNotFoundError, NotAnEventLog) as exc:
+        raise CommandFailed(str(exc)) from None
+    if args.out.exists():
+        raise CommandFailed(f"{args.out} exists: refusing to overwrite an export")
+    table = args.table or args.db.name.split(".", 1)[0]
+    bar = tqdm(total=span.events, unit="event", desc="export", file=sys.stderr,
+               disable=not sys.stderr.isatty(), unit_scale=True)
+    try:
+        written = write_export(source, span, table=table, out=args.out, key=key,
+                               paytables=paytables, progress=bar.update)
+    except LogTampered as exc:
+        raise CommandFailed(f"refusing to sign: {exc}") from None
+    except OSError as exc:
+        raise CommandFailed(f"cannot write {args.out}: {exc}") from None
+    finally:
+        bar.close()
+    m = written.manifest
+    counts, chain = m["counts"], m["chain"]
+    print(f"wrote {written.path}: table {table}, events seq {m['range']['first_seq']}.."
+          f"{m['range']['last_seq']} ({m['range']['first_utc']} to {m['range']['last_utc']})")
+    print(f"  {counts['shoes']} shoes, {counts['games']} games, {counts['flags']} flags, "
+          f"{counts['decisions']} decisions")
+    print(f"  chain head at the end: seq {chain['end']['seq']} hash {chain['end']['hash']}")
+    print(f"  signed by {m['signing_key']['fingerprint']}")
+    return 0

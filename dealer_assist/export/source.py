@@ -1,0 +1,158 @@
+"""The log an export reads, as a port, and the range of it an export covers.
+
+A table's log is read through `LogSource` (the store implements it on the table's SQLite file,
+read-only). Records come by seq; times select a range of seqs.
+
+How a time range becomes a range of the log: the export covers the events from the first one
+stamped at or after FROM to the last one stamped before TO (the log is in the order things
+happened, so this is one unbroken run of seqs), widened to whole shoes: back to the `new_shoe`
+of the shoe the first event belongs to, and on to the last event before the next `new_shoe`
+(or the end of the log). A shoe cut in half would audit differently from the whole shoe; a
+whole shoe audits exactly as the table saw it, so every game in the export is complete in it.
+Times are compared as the log writes them (ISO 8601 UTC with milliseconds and a Z).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import NamedTuple, Protocol
+
+GENESIS = "0" * 64
+
+
+class Record(NamedTuple):
+    """One stored event: its seq, its canonical JSON text (`body`) and its links in the chain."""
+
+    seq: int
+    body: str
+    prev_hash: str
+    hash: str
+
+
+class Point(NamedTuple):
+    """A checkpoint of the log: the chain head (`seq`, `hash`) recorded at `at`."""
+
+    seq: int
+    hash: str
+    at: str
+
+
+class LogSource(Protocol):
+    """A table's event log, read-only."""
+
+    def head(self) -> tuple[int, str]:
+        """(seq, hash) of the last event; (0, GENESIS) for an empty log."""
+        ...
+
+    def hash_at(self, seq: int) -> str | None:
+        """The hash of the event at `seq` (GENESIS for seq 0), None if there is none."""
+        ...
+
+    def span(self, start: str, end: str) -> tuple[int, int] | None:
+        """(first, last) seq of the events stamped in [start, end); None if there are none."""
+        ...
+
+    def shoe_start_at_or_before(self, seq: int) -> int | None:
+        """The seq of the last `new_shoe` at or before `seq`."""
+        ...
+
+    def next_shoe_start_after(self, seq: int) -> int | None:
+        """The seq of the first `new_shoe` after `seq`."""
+        ...
+
+    def shoe_starts(self, start: str, end: str) -> list[tuple[int, str]]:
+        """(seq, ts) of every `new_shoe` stamped in [start, end), in order."""
+        ...
+
+    def records(self, first: int, last: int, containing: tuple[str, ...] = ()) -> Iterator[Record]:
+        """Records first..last in seq order; with `containing`, only those whose body holds
+        one of these strings."""
+        ...
+
+    def checkpoints(self, first: int, last: int) -> list[Point]:
+        """The checkpoints of seqs first..last, in the order they were recorded."""
+        ...
+
+
+class NothingToExport(ValueError):
+    """No event of the log lies in the time range asked for."""
+
+
+@dataclass(frozen=True)
+class ExportRange:
+    """What an export covers: the times asked for and the seqs that cover them (whole shoes)."""
+
+    requested_from: str
+    requested_to: str
+    first_seq: int
+    last_seq: int
+
+    @property
+    def events(self) -> int:
+        return self.last_seq - self.first_seq + 1
+
+
+def plan_range(source: LogSource, start: datetime, end: datetime) -> ExportRange:
+    """The range of the log an export of [start, end) covers (see the module docstring)."""
+    if end <= start:
+        raise ValueError(f"the time range is empty: {stamp(start)} is not before {stamp(end)}")
+    begin, until = stamp(start), stamp(end)
+    span = source.span(begin, until)
+    if span is None:
+        raise NothingToExport(f"the log has no event from {begin} to {until}")
+    first, last = span
+    shoe_first = source.shoe_start_at_or_before(first)
+    if shoe_first is not None:
+        first = shoe_first
+    next_shoe = source.next_shoe_start_after(last)
+    last = next_shoe - 1 if next_shoe is not None else source.head()[0]
+    return ExportRange(begin, until, first, last)
+
+
+def parse_when(text: str) -> datetime:
+    """A time from the command line: `2026-11-29` (midnight UTC), `2026-11-29T10:00`,
+    `2026-11-29T10:00:00Z`, `2026-11-29T11:00+01:00`... A time without an offset is UTC."""
+    value = text.strip()
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is not a time: write an ISO 8601 date or time such as 2026-11-29 or "
+            "2026-11-29T10:00:00Z"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def day_range(day: date) -> tuple[datetime, datetime]:
+    """[midnight, next midnight) of `day`, in UTC."""
+    start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+    return start, start + timedelta(days=1)
+
+
+def stamp(moment: datetime) -> str:
+    """`moment` as the log writes times: ISO 8601 UTC with milliseconds and a Z."""
+    utc = moment.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def ms_stamp(ts: str | None) -> str:
+    """An event's `ts` in the one form the CSV files use (ISO 8601 UTC, ms, Z); '' for None.
+
+    The system writes every time in that form already; others are converted (and a time that
+    cannot be read is kept as it is, so nothing is hidden).
+    """
+    if not ts:
+        return ""
+    if len(ts) == 24 and ts[-1] == "Z" and ts[19] == ".":
+        return ts
+    try:
+        moment = datetime.fromisoformat(ts)
+    except ValueError:
+        return ts
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return stamp(moment)

@@ -1,0 +1,246 @@
+"""Write an export: a range of a table's log as a signed zip (docs/export-format.md).
+
+The range is read twice (see `reaudit`): once for the `new_shoe` and `decision` events only,
+once in full. events.jsonl is streamed straight into the zip; the CSV files are written to
+temporary files beside the output while the events stream, then copied in. Every file's
+SHA-256 is taken as it is written. Memory stays flat however long the range.
+
+Before it signs, the export re-checks every link of the chain in its range (and the
+checkpoints there): a log that was tampered with is refused, not signed.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from dealer_assist.domain.paytable import PayTable
+from dealer_assist.export import manifest as mf
+from dealer_assist.export.keys import fingerprint
+from dealer_assist.export.links import ChainWalk, event_line
+from dealer_assist.export.reaudit import NEEDLES, Reaudit, decision_reach
+from dealer_assist.export.rows import DECISION_COLUMNS, FLAG_COLUMNS, GAME_COLUMNS
+from dealer_assist.export.source import ExportRange, LogSource, Point, stamp
+
+Progress = Callable[[int], None]
+_CHUNK = 1 << 20
+_PROGRESS_EVERY = 4096
+
+
+class LogTampered(RuntimeError):
+    """The log's chain does not hold in the range asked for: nothing is signed."""
+
+
+@dataclass(frozen=True)
+class Written:
+    path: Path
+    manifest: dict[str, Any]
+
+
+class _HashedFile:
+    """A text file written as UTF-8 whose SHA-256 and size are taken as it is written."""
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        self.handle = handle
+        self.sha = hashlib.sha256()
+        self.size = 0
+
+    def write(self, text: str) -> int:
+        data = text.encode("utf-8")
+        self.sha.update(data)
+        self.size += len(data)
+        self.handle.write(data)
+        return len(text)
+
+    def entry(self) -> dict[str, Any]:
+        return {"sha256": self.sha.hexdigest(), "bytes": self.size}
+
+
+class _CsvSink:
+    """The rows of the re-audit, written to the three CSV files."""
+
+    def __init__(self, folder: Path) -> None:
+        self.files: dict[str, _HashedFile] = {}
+        self.writers = {}
+        for name, columns in ((mf.GAMES, GAME_COLUMNS), (mf.DECISIONS, DECISION_COLUMNS),
+                              (mf.FLAGS, FLAG_COLUMNS)):
+            hashed = _HashedFile(open(folder / name, "wb"))  # noqa: SIM115 - closed in close()
+            self.files[name] = hashed
+            writer = csv.writer(hashed)
+            writer.writerow(columns)
+            self.writers[name] = writer.writerow
+        self.game = self.writers[mf.GAMES]
+        self.flag = self.writers[mf.FLAGS]
+        self.decision = self.writers[mf.DECISIONS]
+        self.shoes: list[dict[str, Any]] = []
+
+    def shoe(self, settings: dict[str, Any]) -> None:
+        self.shoes.append(settings)
+
+    def close(self) -> None:
+        for hashed in self.files.values():
+            if not hashed.handle.closed:
+                hashed.handle.close()
+
+
+def write_export(
+    source: LogSource,
+    span: ExportRange,
+    *,
+    table: str,
+    out: Path,
+    key: Ed25519PrivateKey,
+    paytables: dict[str, PayTable],
+    progress: Progress | None = None,
+    now: datetime | None = None,
+) -> Written:
+    """Write the export of `span` to `out` (which must not exist); returns its manifest."""
+    out = Path(out)
+    if out.exists():
+        raise FileExistsError(f"{out} exists: refusing to overwrite an export")
+    created = (now or datetime.now(UTC)).astimezone(UTC)
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        with tempfile.TemporaryDirectory(prefix=".export-", dir=out.parent) as folder:
+            manifest = _write_zip(source, span, table, partial, Path(folder), key, paytables,
+                                  progress, created)
+        os.replace(partial, out)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return Written(out, manifest)
+
+
+def _write_zip(source: LogSource, span: ExportRange, table: str, partial: Path, folder: Path,
+               key: Ed25519PrivateKey, paytables: dict[str, PayTable],
+               progress: Progress | None, created: datetime) -> dict[str, Any]:
+    first, last = span.first_seq, span.last_seq
+    start_hash = source.hash_at(first - 1)
+    if start_hash is None:
+        raise LogTampered(f"the log has no event at seq {first - 1}, before the range")
+    reach = decision_reach(
+        (record.seq - first, _decoded(record.body))
+        for record in source.records(first, last, NEEDLES)
+    )
+    sink = _CsvSink(folder)
+    try:
+        return _write_files(source, span, table, partial, folder, key, paytables, progress,
+                            created, start_hash, reach, sink)
+    finally:
+        sink.close()
+
+
+def _write_files(source: LogSource, span: ExportRange, table: str, partial: Path, folder: Path,
+                 key: Ed25519PrivateKey, paytables: dict[str, PayTable],
+                 progress: Progress | None, created: datetime, start_hash: str,
+                 reach: dict[int, int], sink: _CsvSink) -> dict[str, Any]:
+    first, last = span.first_seq, span.last_seq
+    reaudit = Reaudit(table, paytables, reach, sink)
+    points = source.checkpoints(first - 1, last)
+    recorded: dict[int, list[Point]] = {}
+    for point in points:
+        recorded.setdefault(point.seq, []).append(point)
+    stamp_at = created.timetuple()[:6]
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
+        walk = ChainWalk(first - 1, start_hash)
+        _check_point(recorded, first - 1, start_hash)
+        events = _HashedFile(zf.open(_info(mf.EVENTS, stamp_at), "w", force_zip64=True))
+        try:
+            _stream_events(source, span, walk, recorded, reaudit, events, progress)
+        finally:
+            events.handle.close()
+        if walk.seq != last:
+            raise LogTampered(f"the log ends at seq {walk.seq}, before seq {last}: run "
+                              "`dealer-assist verify-log` on the log")
+        reaudit.finish()
+        sink.close()
+        files = {mf.EVENTS: events.entry()}
+        for name, hashed in sink.files.items():
+            files[name] = hashed.entry()
+            with open(folder / name, "rb") as src, \
+                    zf.open(_info(name, stamp_at), "w", force_zip64=True) as dst:
+                while chunk := src.read(_CHUNK):
+                    dst.write(chunk)
+        manifest = {
+            "format": mf.FORMAT,
+            "software": mf.software(),
+            "table": table,
+            "created_utc": stamp(created),
+            "requested": {"from": span.requested_from, "to": span.requested_to},
+            "paytables": mf.paytables_mapping(paytables),
+            "signing_key": {"algorithm": "Ed25519", "fingerprint": fingerprint(key.public_key())},
+            "files": files,
+            **mf.derived_fields(
+                first_seq=first, last_seq=last,
+                first_ts=reaudit.first_ts, last_ts=reaudit.last_ts,
+                start=(first - 1, start_hash), end=(walk.seq, walk.hash or ""),
+                checkpoints=[{"seq": p.seq, "hash": p.hash, "at": p.at} for p in points],
+                shoes=sink.shoes, counts=reaudit.counts,
+            ),
+        }
+        data = mf.manifest_bytes(manifest)
+        zf.writestr(_info(mf.MANIFEST, stamp_at), data)
+        zf.writestr(_info(mf.SIGNATURE, stamp_at), key.sign(data))
+    return manifest
+
+
+def _stream_events(source: LogSource, span: ExportRange, walk: ChainWalk,
+                   recorded: dict[int, list[Point]], reaudit: Reaudit, events: _HashedFile,
+                   progress: Progress | None) -> None:
+    """Every record of the range: its link checked, its line written, its event audited."""
+    lines: list[str] = []
+    feed, step = reaudit.feed, walk.step
+    count = 0
+    for record in source.records(span.first_seq, span.last_seq):
+        problem = step(record)
+        if problem is not None:
+            raise LogTampered(f"{problem}: run `dealer-assist verify-log` on the log")
+        if record.seq in recorded:
+            _check_point(recorded, record.seq, record.hash)
+        lines.append(event_line(record))
+        feed(count, record.seq, _decoded(record.body))
+        count += 1
+        if count % _PROGRESS_EVERY == 0:
+            events.write("\n".join(lines) + "\n")
+            lines.clear()
+            if progress:
+                progress(_PROGRESS_EVERY)
+    if lines:
+        events.write("\n".join(lines) + "\n")
+    if progress:
+        progress(count % _PROGRESS_EVERY)
+
+
+def _decoded(body: str) -> Any:
+    """The stored event; None where the text is not JSON (the re-audit counts it as no trace
+    event; it is exported as stored all the same)."""
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def _info(name: str, date_time: tuple[int, ...]) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=date_time)  # type: ignore[arg-type]
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    return info
+
+
+def _check_point(recorded: dict[int, list[Point]], seq: int, digest: str) -> None:
+    for point in recorded.get(seq, ()):
+        if point.hash != digest:
+            raise LogTampered(f"seq {seq}'s hash is not the one the checkpoint of {point.at} "
+                              "recorded: run `dealer-assist verify-log` on the log")
+
