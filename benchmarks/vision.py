@@ -1,0 +1,120 @@
+"""Benchmark of the overhead-camera recognizer on generated frames with real card art.
+
+For every design, frames are rendered (fixed seed) and read twice: with the design enrolled
+and with the built-in model (which never saw the held-out designs). Prints, per design and
+overall for held-out and tuning designs: face-up cards found, found cards read right,
+face-down cards reported as a card, and milliseconds per 1920x1080 frame (one CPU core).
+
+    .venv/bin/python benchmarks/vision.py [--frames 20] [--designs tango,ornamental]
+
+Needs Debian's gnome-cards-data, kdegames-card-data-kf5 and librsvg2-bin.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hardware.camera.deck import DeckModel  # noqa: E402
+from hardware.camera.recognize import Recognizer  # noqa: E402
+from hardware.camera.synth.decks import (  # noqa: E402
+    DESIGNS,
+    HELD_OUT,
+    TUNING,
+    load_faces,
+    missing_card_art,
+)
+from hardware.camera.synth.generic import MIN_MARGIN, generic_deck  # noqa: E402
+from hardware.camera.synth.scene import Frame, frames  # noqa: E402
+
+TARGETS = "targets (held out): enrolled found >= 99.5%, right >= 99.5%, no face-down as a card; "
+TARGETS += "not enrolled right >= 95%; median <= 40 ms/frame"
+
+
+def score(frame: Frame, sightings: list, tally: Counter) -> None:
+    """Match sightings to the truth by centre and count what the targets count."""
+    for truth in frame.cards:
+        height = float(np.linalg.norm(truth.quad[3] - truth.quad[0]))
+        near = [s for s in sightings
+                if np.hypot(s.center[0] - truth.center[0], s.center[1] - truth.center[1])
+                < 0.25 * height]
+        face = near[0].face if near else "missed"
+        if truth.face_up:
+            tally["up"] += 1
+            if face == "up":
+                tally["found"] += 1
+                tally["right"] += int(near[0].card == truth.card)
+            else:
+                tally[f"up_{face}"] += 1
+        else:
+            tally["down"] += 1
+            tally["down_as_card"] += int(face == "up")
+
+
+def line(name: str, t: Counter) -> str:
+    found = t["found"] / max(t["up"], 1)
+    right = t["right"] / max(t["found"], 1)
+    return (f"{name:<18} found {100 * found:6.2f}% ({t['found']}/{t['up']})  "
+            f"right {100 * right:6.2f}% ({t['right']}/{t['found']})  "
+            f"down-as-card {t['down_as_card']}/{t['down']}  "
+            f"unsure {t['up_unsure']}  missed {t['up_missed']}  up-as-down {t['up_down']}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--frames", type=int, default=20, help="frames per design")
+    parser.add_argument("--seed", type=int, default=20261129)
+    parser.add_argument("--designs", help="comma-separated subset (default: all)")
+    args = parser.parse_args()
+    why = missing_card_art()
+    if why:
+        print(f"benchmarks/vision.py skipped: {why}")
+        return 0
+    cv2.setNumThreads(1)
+    names = args.designs.split(",") if args.designs else list(DESIGNS)
+    generic = Recognizer(generic_deck(progress=True), min_margin=MIN_MARGIN)
+    tallies: dict[tuple[str, str], Counter] = {}
+    times: list[float] = []
+    for i, name in enumerate(names):
+        faces = load_faces(name)
+        enrolled = Recognizer(DeckModel.from_faces(name, faces))
+        batch = frames(faces, args.frames, args.seed + i)
+        for mode, recognizer in (("enrolled", enrolled), ("not enrolled", generic)):
+            tally = tallies.setdefault((mode, name), Counter())
+            for frame in batch:
+                start = time.perf_counter()
+                sightings = recognizer(frame.image)
+                if mode == "enrolled":
+                    times.append(time.perf_counter() - start)
+                score(frame, sightings, tally)
+        sys.stderr.write(f"\r{i + 1}/{len(names)} designs")
+    sys.stderr.write("\n")
+    for mode in ("enrolled", "not enrolled"):
+        for group, members in (("HELD OUT", HELD_OUT), ("tuning", TUNING)):
+            chosen = [n for n in names if n in members]
+            if not chosen:
+                continue
+            print(f"\n== {mode}, {group} designs ({args.frames} frames each) ==")
+            total: Counter = Counter()
+            for name in chosen:
+                print(line(name, tallies[(mode, name)]))
+                total.update(tallies[(mode, name)])
+            print(line(f"ALL {group.lower()}", total))
+    ms = 1000 * np.array(times)
+    print(f"\nms per 1920x1080 frame (enrolled, 1 thread): median {np.median(ms):.1f}  "
+          f"p95 {np.percentile(ms, 95):.1f}  over {len(ms)} frames")
+    print(TARGETS)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

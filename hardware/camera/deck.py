@@ -1,0 +1,192 @@
+"""What a card design looks like: per-card appearance templates, enrolled from clean faces.
+
+A card found on the felt is warped to a small upright picture; its look is cut into a grid
+of cells and each cell normalised (so lighting and glare cancel out). A deck model holds the
+same cells for every face of a design; reading a card is finding the face whose cells agree
+best, after dropping the cells that agree least (where a hand or chips lie).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+CODES = tuple(r + s for s in SUITS for r in RANKS)
+CANON = (60, 84)  # width, height of the upright card picture that is compared
+GRID = (3, 4)  # cells across and down
+_INSET = 0.02
+FORMAT = 2  # bump when the cells change: deck files of another format are refused  # share of the card trimmed at each edge before comparing
+
+
+class DeckError(ValueError):
+    """A deck folder or file cannot be used; the message says what and where."""
+
+
+def upright(image: np.ndarray) -> np.ndarray:
+    """A face picture turned so that its long side is vertical (landscape designs turn
+    clockwise, as the generator and the camera see them)."""
+    if image.shape[1] > image.shape[0]:
+        return cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
+    return image
+
+
+def on_grey(image: np.ndarray) -> np.ndarray:
+    """A BGRA face flattened onto mid grey (its transparent rounded corners), as BGR."""
+    if image.ndim == 3 and image.shape[2] == 4:
+        alpha = image[:, :, 3:4].astype(np.float32) / 255.0
+        flat = image[:, :, :3].astype(np.float32) * alpha + 110.0 * (1 - alpha)
+        return flat.astype(np.uint8)
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    return image
+
+
+def _normalise(grey: np.ndarray, red: np.ndarray, dims: int) -> np.ndarray:
+    """Cells (k, pixels) of both planes -> zero-mean, unit-ish norm rows padded to `dims`."""
+    grey = grey - grey.mean(axis=1, keepdims=True)
+    red = 0.7 * (red - red.mean(axis=1, keepdims=True))
+    cells = np.concatenate([grey, red], axis=1)
+    cells /= np.sqrt((cells**2).sum(axis=1, keepdims=True) + 25.0 * cells.shape[1])
+    out = np.zeros((cells.shape[0], dims), np.float32)
+    out[:, : cells.shape[1]] = cells
+    return out
+
+
+def fine_planes(picture: np.ndarray) -> np.ndarray:
+    """An upright BGR card picture as two float planes (grey, redness) at twice CANON,
+    with a thin margin trimmed off each edge: shape (2, 2*height, 2*width)."""
+    w, h = CANON
+    dx, dy = round(_INSET * picture.shape[1]), round(_INSET * picture.shape[0])
+    inner = picture[dy : picture.shape[0] - dy, dx : picture.shape[1] - dx]
+    resized = cv2.resize(inner, (2 * w, 2 * h), interpolation=cv2.INTER_AREA)
+    fine = np.asarray(cv2.GaussianBlur(resized.astype(np.float32), (0, 0), 1.0))
+    b, g, r = fine[:, :, 0], fine[:, :, 1], fine[:, :, 2]
+    return np.stack([0.3 * r + 0.5 * g + 0.2 * b, r - 0.5 * (g + b)])
+
+
+def features(picture: np.ndarray) -> np.ndarray:
+    """Normalised cells of an upright BGR card picture (any size): shape (cells, dims)."""
+    return plane_features(fine_planes(picture))
+
+
+def plane_features(planes: np.ndarray) -> np.ndarray:
+    """Normalised cells of `fine_planes`: shape (cells, dims).
+
+    The first cells tile the whole card coarsely; the last four are the card's corners
+    (where the indices are) at twice the detail.
+    """
+    w, h = CANON
+    grey_f, red_f = planes[0], planes[1]
+    grey = cv2.resize(grey_f, (w, h), interpolation=cv2.INTER_AREA)
+    red = cv2.resize(red_f, (w, h), interpolation=cv2.INTER_AREA)
+    dims = 2 * _CORNER[0] * _CORNER[1]
+    cw, ch = w // GRID[0], h // GRID[1]
+
+    def tiles(plane: np.ndarray) -> np.ndarray:
+        cut = plane[: ch * GRID[1], : cw * GRID[0]].reshape(GRID[1], ch, GRID[0], cw)
+        return cut.transpose(0, 2, 1, 3).reshape(GRID[0] * GRID[1], ch * cw)
+
+    grid = _normalise(tiles(grey), tiles(red), dims)
+    kw, kh = round(0.22 * 2 * w), round(0.3 * 2 * h)
+    corner_grey, corner_red = [], []
+    for top, left in ((True, True), (True, False), (False, False), (False, True)):
+        rows = slice(0, kh) if top else slice(2 * h - kh, 2 * h)
+        cols = slice(0, kw) if left else slice(2 * w - kw, 2 * w)
+        corner_grey.append(cv2.resize(grey_f[rows, cols], _CORNER, interpolation=cv2.INTER_AREA))
+        corner_red.append(cv2.resize(red_f[rows, cols], _CORNER, interpolation=cv2.INTER_AREA))
+    corners = _normalise(np.stack(corner_grey).reshape(4, -1), np.stack(corner_red).reshape(4, -1),
+                         dims)
+    return np.concatenate([grid, corners])
+
+
+CORNER_CELLS = 4
+_CORNER = (18, 28)
+
+
+@dataclass
+class DeckModel:
+    """Templates of one or more card designs: `codes[i]` looks like `cells[i]`."""
+
+    name: str
+    codes: list[str]
+    cells: np.ndarray  # (n, cells, dims) float32
+    backs: np.ndarray  # (m, cells, dims) float32: enrolled card backs, may be empty
+    greys: np.ndarray  # (n, CANON height, CANON width) uint8: each face, for alignment
+
+    @classmethod
+    def from_faces(cls, name: str, faces: dict[str, np.ndarray]) -> DeckModel:
+        missing = [c for c in CODES if c not in faces]
+        if missing:
+            raise DeckError(f"deck {name!r} lacks {len(missing)} faces: {', '.join(missing)}")
+        planes = [fine_planes(on_grey(upright(faces[c]))) for c in CODES]
+        cells = np.stack([plane_features(p) for p in planes])
+        greys = np.stack([cv2.resize(p[0], CANON, interpolation=cv2.INTER_AREA) for p in planes])
+        backs = [features(on_grey(upright(faces["back"])))] if "back" in faces else []
+        back_arr = np.stack(backs) if backs else np.zeros((0, *cells.shape[1:]), np.float32)
+        return cls(name, list(CODES), cells, back_arr, np.clip(greys, 0, 255).astype(np.uint8))
+
+    @classmethod
+    def merge(cls, name: str, decks: list[DeckModel]) -> DeckModel:
+        return cls(
+            name,
+            [c for d in decks for c in d.codes],
+            np.concatenate([d.cells for d in decks]),
+            np.concatenate([d.backs for d in decks]),
+            np.concatenate([d.greys for d in decks]),
+        )
+
+    def save(self, path: Path) -> None:
+        meta = json.dumps({"name": self.name, "codes": self.codes, "canon": CANON, "grid": GRID,
+                           "format": FORMAT})
+        with open(path, "wb") as handle:
+            np.savez_compressed(handle, meta=np.array(meta), cells=self.cells.astype(np.float16),
+                                backs=self.backs.astype(np.float16), greys=self.greys)
+
+    @classmethod
+    def load(cls, path: Path) -> DeckModel:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                cells = data["cells"].astype(np.float32)
+                backs = data["backs"].astype(np.float32)
+                greys = data["greys"]
+        except (OSError, ValueError, KeyError, json.JSONDecodeError) as err:
+            raise DeckError(f"{path}: not a deck file made by `vision enroll` ({err})") from err
+        if (tuple(meta.get("canon", ())) != CANON or tuple(meta.get("grid", ())) != GRID
+                or meta.get("format") != FORMAT):
+            raise DeckError(f"{path}: made by another version of the recognizer; enrol again")
+        return cls(meta["name"], list(meta["codes"]), cells, backs, greys)
+
+
+def enrol_folder(folder: Path, name: str | None = None) -> DeckModel:
+    """Learn a design from `folder` holding the 52 faces named by code (`QS.png`, `TD.jpg`...)
+    and optionally `back.png`."""
+    if not folder.is_dir():
+        raise DeckError(f"{folder}: not a folder")
+    found: dict[str, np.ndarray] = {}
+    for path in sorted(folder.iterdir()):
+        key = path.stem.upper() if path.stem.lower() != "back" else "back"
+        if key not in CODES and key != "back":
+            continue
+        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        if image is None:
+            raise DeckError(f"{path}: not a readable image")
+        if key in found:
+            raise DeckError(f"{path}: a second picture of {key}")
+        found[key] = _crop_card(image)
+    return DeckModel.from_faces(name or folder.name, found)
+
+
+def _crop_card(image: np.ndarray) -> np.ndarray:
+    """Trim a transparent margin around a face picture, if it has one."""
+    if image.ndim == 3 and image.shape[2] == 4:
+        ys, xs = np.nonzero(image[:, :, 3] > 24)
+        if len(ys):
+            return image[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+    return image

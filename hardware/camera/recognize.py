@@ -1,0 +1,167 @@
+"""The card recognizer: a 1920x1080 overhead frame in, sightings out (pure, no IO).
+
+`detect.find_cards` finds card-shaped quads; each is warped upright (both ways up, since a
+card may lie either way round) and compared with a deck model's faces. A card that looks
+like no face is face down; one whose best face barely beats the next is "unsure".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from hardware.camera.deck import CANON, CORNER_CELLS, DeckModel, fine_planes, plane_features
+from hardware.camera.detect import find_cards
+
+_WARP = (round(CANON[0] * 2.08), round(CANON[1] * 2.08))
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """One card on the felt. `card` is set only when `face` is "up"."""
+
+    card: str | None
+    face: str  # "up", "down" or "unsure"
+    center: tuple[float, float]
+    quad: tuple[tuple[float, float], ...]  # corners, clockwise from the card's own top-left
+    confidence: float
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "card": self.card,
+            "center": [round(self.center[0], 1), round(self.center[1], 1)],
+            "quad": [[round(x, 1), round(y, 1)] for x, y in self.quad],
+            "confidence": round(self.confidence, 3),
+        }
+
+
+def warp_card(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The card inside `quad` (clockwise, first edge a short side) as an upright picture."""
+    w, h = _WARP
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 2, 0)
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 3
+    region = frame[y0:y1, x0:x1]
+    matrix = cv2.getPerspectiveTransform((quad - [x0, y0]).astype(np.float32), dst)
+    scale = min(1.0, 3.0 * h / max(1.0, float(np.linalg.norm(quad[3] - quad[0]))))
+    if scale < 0.7:  # shrink first so that the warp does not alias
+        region = cv2.resize(region, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        matrix = matrix @ np.diag([1 / scale, 1 / scale, 1.0])
+    return cv2.warpPerspective(region, matrix, (w, h), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _agreement(per_cell: np.ndarray) -> np.ndarray:
+    """Scores (..., n) from per-cell agreements (..., n, cells).
+
+    A cell that agrees with no face at all is hidden (a hand, chips, glare) and is left
+    out; the corner cells, where the indices are, count twice.
+    """
+    best = per_cell.max(axis=-2, keepdims=True)  # (..., 1, cells)
+    cutoff = np.minimum(0.5, np.median(best, axis=-1, keepdims=True) - 0.25)
+    weight = (best > cutoff).astype(np.float32)
+    weight[..., -CORNER_CELLS:] *= 2.0
+    return (per_cell * weight).sum(axis=-1) / np.maximum(weight.sum(axis=-1), 1.0)
+
+
+@dataclass
+class Reading:
+    code: str
+    score: float  # agreement with the best face, about 0..1
+    margin: float  # how much the best face beats the best face of another card
+    back: float  # agreement with an enrolled back (0 when none is enrolled)
+    flipped: bool  # the card lies upside down relative to the quad's order
+
+
+def _scores(deck: DeckModel, both: np.ndarray) -> np.ndarray:
+    """Agreement of candidate cells (k, cells, dims) with every face: (k, n)."""
+    per_cell = np.matmul(deck.cells.transpose(1, 0, 2), both.transpose(1, 2, 0))
+    return _agreement(per_cell.transpose(2, 1, 0))
+
+
+def _align(planes: np.ndarray, grey: np.ndarray) -> np.ndarray | None:
+    """Planes shifted, turned and scaled a little so the card lies as `grey` (a face) does."""
+    w, h = CANON
+    small = cv2.resize(planes[0], (w, h), interpolation=cv2.INTER_AREA)
+    warp = np.eye(2, 3, dtype=np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 15, 2e-3)
+    try:
+        _, found = cv2.findTransformECC(grey.astype(np.float32), small, warp,
+                                        cv2.MOTION_AFFINE, criteria, None, 3)  # type: ignore[call-overload]
+        warp = np.asarray(found, np.float32)
+    except cv2.error:
+        return None
+    if np.abs(warp[:, :2] - np.eye(2)).max() > 0.12 or np.abs(warp[:, 2]).max() > 0.12 * w:
+        return None
+    warp[:, 2] *= 2.0  # the planes are at twice CANON
+    size = (planes.shape[2], planes.shape[1])
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    return np.stack([cv2.warpAffine(p, warp, size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
+                     for p in planes])
+
+
+def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
+    """Compare an upright card picture (and its 180-degree turn) with every face of `deck`,
+    then align it on the best face and compare again."""
+    planes = fine_planes(picture)
+    turned = np.ascontiguousarray(planes[:, ::-1, ::-1])
+    scores = _scores(deck, np.stack([plane_features(planes), plane_features(turned)]))
+    flipped, best = divmod(int(np.argmax(scores)), scores.shape[1])
+    chosen = turned if flipped else planes
+    scores = scores.copy()
+    for _ in range(1):
+        aligned = _align(chosen, deck.greys[best])
+        if aligned is None:
+            break
+        again = _scores(deck, plane_features(aligned)[None])[0]
+        if again.max() <= scores[flipped].max():
+            break
+        chosen, best = aligned, int(np.argmax(again))
+        scores[flipped] = again
+    code = deck.codes[best]
+    row = scores[flipped]
+    others = [s for c, s in zip(deck.codes, row, strict=True) if c != code]
+    back = 0.0
+    if len(deck.backs):
+        back_cells = np.matmul(deck.backs.transpose(1, 0, 2),
+                               plane_features(chosen)[None].transpose(1, 2, 0))
+        back = float(_agreement(back_cells.transpose(2, 1, 0)).max())
+    top = float(row[best])
+    return Reading(code, top, top - float(max(others)), back, bool(flipped))
+
+
+@dataclass
+class Recognizer:
+    """Frame in, sightings out. `min_score`: below it a card looks like no face (face down);
+    `min_margin`: below it the reading is "unsure"."""
+
+    deck: DeckModel
+    min_score: float = 0.3
+    min_margin: float = 0.02
+
+    def __call__(self, frame: np.ndarray) -> list[Sighting]:
+        if frame.ndim != 3 or frame.shape[2] != 3:
+            raise ValueError(f"expected a BGR colour frame, got an array of shape {frame.shape}")
+        out = []
+        for candidate in find_cards(frame):
+            quad, reading = candidate.quad, read_card(self.deck, warp_card(frame, candidate.quad))
+            if reading.score < 0.6 or reading.margin < 2 * self.min_margin:
+                other = read_card(self.deck, warp_card(frame, candidate.coarse))
+                if other.score > reading.score:  # the edges were misread: the mask's quad fits
+                    quad, reading = candidate.coarse, other
+            if reading.flipped:
+                quad = np.roll(quad, 2, axis=0)
+            center = (float(quad[:, 0].mean()), float(quad[:, 1].mean()))
+            corners = tuple((float(x), float(y)) for x, y in quad)
+            if reading.back > reading.score or reading.score < self.min_score:
+                confidence = float(np.clip(1.0 - reading.score, 0.0, 1.0))
+                out.append(Sighting(None, "down", center, corners, confidence))
+            elif reading.margin < self.min_margin:
+                confidence = float(np.clip(reading.margin / (2 * self.min_margin), 0.0, 1.0))
+                out.append(Sighting(None, "unsure", center, corners, confidence))
+            else:
+                confidence = float(np.clip(0.5 + reading.margin / (4 * self.min_margin), 0, 1))
+                out.append(Sighting(reading.code, "up", center, corners, confidence))
+        return out

@@ -1,0 +1,194 @@
+"""Card faces from Debian's SVG decks, rendered with `rsvg-convert` and cached as PNG.
+
+Each design is one `.svgz` file holding every card as an element with a known id
+(`club_queen`/`queen_club`, `back`). `render_design` writes `CODE.png` (and `back.png`)
+for the 52 cards into a cache folder, cropped to the card and scaled to a fixed height.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from xml.etree import ElementTree
+
+import cv2
+import numpy as np
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+CODES = tuple(r + s for s in SUITS for r in RANKS)
+FACE_HEIGHT = 480
+APT_PACKAGES = ("gnome-cards-data", "kdegames-card-data-kf5", "librsvg2-bin")
+
+_GNOME = Path("/usr/share/aisleriot/cards")
+_KDE = Path("/usr/share/carddecks")
+_SUIT_WORD = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
+_RANK_WORD = {"A": "1", "T": "10", "J": "jack", "Q": "queen", "K": "king"}
+
+
+@dataclass(frozen=True)
+class Design:
+    """One SVG card design: its name, file, and how its element ids are spelled."""
+
+    name: str
+    svg: Path
+    scheme: str  # "gnome": club_queen, "kde": queen_club
+
+    def element_id(self, code: str) -> str:
+        if code == "back":
+            return "back"
+        rank = _RANK_WORD.get(code[0], code[0])
+        suit = _SUIT_WORD[code[1]]
+        return f"{suit}_{rank}" if self.scheme == "gnome" else f"{rank}_{suit}"
+
+
+_GNOME_NAMES = (
+    "anglo", "anglo_modern", "gnomangelo", "neoclassical", "paris", "simplistic", "tango",
+    "ornamental", "guyenne-classic",
+)
+_KDE_NAMES = {
+    "svg-standard": "standard", "svg-oxygen": "oxygen", "svg-oxygen-white": "oxygen-white",
+    "svg-konqi-modern": "konqi", "svg-future": "future", "svg-dondorf": "dondorf",
+    "svg-penguins": "penguins",
+}
+DESIGNS: dict[str, Design] = {
+    **{n: Design(n, _GNOME / f"{n}.svgz", "gnome") for n in _GNOME_NAMES},
+    **{n: Design(n, _KDE / n / f"{f}.svgz", "kde") for n, f in _KDE_NAMES.items()},
+}
+
+# Designs never looked at while tuning the recognizer or training its generic model:
+# their figures are the honest estimate for a casino's unseen cards.
+HELD_OUT = ("tango", "ornamental", "svg-konqi-modern", "svg-penguins")
+TUNING = tuple(n for n in DESIGNS if n not in HELD_OUT)
+
+
+class MissingCardArt(RuntimeError):
+    """The SVG decks or the SVG renderer are not installed."""
+
+
+def missing_card_art(names: tuple[str, ...] = tuple(DESIGNS)) -> str | None:
+    """Why card art cannot be rendered here (None when it can)."""
+    if shutil.which("rsvg-convert") is None:
+        return "rsvg-convert not found: apt-get install " + " ".join(APT_PACKAGES)
+    lost = [n for n in names if not DESIGNS[n].svg.exists()]
+    if lost:
+        return f"card designs {', '.join(lost)} not found: apt-get install " + " ".join(
+            APT_PACKAGES
+        )
+    return None
+
+
+def default_cache() -> Path:
+    """The cache folder: $DEALER_ASSIST_CARD_CACHE, else `var/cards` in the repository."""
+    env = os.environ.get("DEALER_ASSIST_CARD_CACHE")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[3] / "var" / "cards"
+
+
+def _rsvg(svg: Path, element: str, zoom: float, out: Path) -> np.ndarray:
+    pick = ["-i", element] if element else []
+    cmd = ["rsvg-convert", "-u", *pick, "-z", f"{zoom:.4f}", "-o", str(out), str(svg)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise MissingCardArt(f"rsvg-convert failed on {svg} #{element}: {done.stderr.strip()}")
+    image = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
+    if image is None or image.ndim != 3 or image.shape[2] != 4:
+        raise MissingCardArt(f"rsvg-convert gave no RGBA image for {svg} #{element}")
+    return image
+
+
+def _page_crop(svg: Path, element: str, zoom: float, out: Path) -> np.ndarray:
+    """Fallback for bitmap cards (`<image x y width height>`) that `-i` cannot export."""
+    with gzip.open(svg) if svg.suffix == ".svgz" else open(svg, "rb") as handle:
+        root = ElementTree.parse(handle).getroot()
+    node = next((n for n in root.iter() if n.get("id") == element), None)
+    if node is None:
+        raise MissingCardArt(f"{svg} has no element #{element}")
+    x, y, w, h = (float(node.get(k, "0")) for k in ("x", "y", "width", "height"))
+    page = out.with_suffix(f".page{zoom:.3f}.png")
+    if not page.exists():
+        _rsvg(svg, "", zoom, page)
+    image = cv2.imread(str(page), cv2.IMREAD_UNCHANGED)
+    if image is None:
+        raise MissingCardArt(f"rsvg-convert gave no page image for {svg}")
+    x0, y0 = round(x * zoom), round(y * zoom)
+    return image[y0 : y0 + round(h * zoom), x0 : x0 + round(w * zoom)]
+
+
+def _render_card(svg: Path, element: str, zoom: float, out: Path) -> np.ndarray:
+    try:
+        return _crop_to_card(_rsvg(svg, element, zoom, out))
+    except MissingCardArt as err:
+        if "no dimensions" not in str(err):
+            raise
+        return _crop_to_card(_page_crop(svg, element, zoom, out))
+
+
+def _crop_to_card(rgba: np.ndarray) -> np.ndarray:
+    ys, xs = np.nonzero(rgba[:, :, 3] > 24)
+    if len(ys) == 0:
+        raise MissingCardArt("rendered card is empty")
+    return rgba[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+
+
+def render_design(name: str, cache: Path | None = None, progress: bool = True) -> Path:
+    """Render the 52 faces and the back of a design into `cache/name/`; returns that folder.
+
+    Already rendered designs are reused (a `done` marker is written last).
+    """
+    why = missing_card_art((name,))
+    if why:
+        raise MissingCardArt(why)
+    design = DESIGNS[name]
+    folder = (cache or default_cache()) / name
+    if (folder / "done").exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp) / "card.png"
+        probe = _render_card(design.svg, design.element_id("AS"), 1.0, scratch)
+        zoom = 1.15 * FACE_HEIGHT / probe.shape[0]
+        items = [*CODES, "back"]
+        for i, code in enumerate(items):
+            card = _render_card(design.svg, design.element_id(code), zoom, scratch)
+            scale = FACE_HEIGHT / card.shape[0]
+            width = max(1, round(card.shape[1] * scale))
+            card = cv2.resize(card, (width, FACE_HEIGHT), interpolation=cv2.INTER_AREA)
+            cv2.imwrite(str(folder / f"{code}.png"), card)
+            if progress:
+                _bar(f"rendering {name}", i + 1, len(items))
+    (folder / "done").write_text("ok\n")
+    return folder
+
+
+def load_faces(name: str, cache: Path | None = None) -> dict[str, np.ndarray]:
+    """The 52 faces and `back` of a design as BGRA arrays (rendered first if needed)."""
+    folder = render_design(name, cache, progress=False)
+    faces = {}
+    for code in [*CODES, "back"]:
+        image = cv2.imread(str(folder / f"{code}.png"), cv2.IMREAD_UNCHANGED)
+        if image is None:
+            raise MissingCardArt(f"cached card {folder / code}.png is unreadable; delete {folder}")
+        faces[code] = image
+    return faces
+
+
+def _bar(label: str, done: int, total: int) -> None:
+    width = 30
+    filled = width * done // total
+    sys.stderr.write(f"\r{label:<28} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+if __name__ == "__main__":
+    for design_name in sys.argv[1:] or list(DESIGNS):
+        render_design(design_name)

@@ -1,0 +1,120 @@
+"""The recognizer on generated frames of a held-out design, and the vision commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from dealer_assist.cli import main
+from hardware.camera.deck import CODES, DeckError, DeckModel, enrol_folder
+from hardware.camera.recognize import Recognizer
+from hardware.camera.synth.scene import frames
+
+# Measured floor on this small set (see docs/vision.md for the full benchmark and the
+# targets it does not yet meet); a regression below it fails.
+MIN_FOUND, MIN_RIGHT = 0.40, 0.95
+
+
+@pytest.fixture(scope="module")
+def held_out_frames(faces: dict) -> list:
+    return frames(faces, 6, seed=5)
+
+
+def test_enrolled_held_out_design(faces: dict, held_out_frames: list) -> None:
+    recognizer = Recognizer(DeckModel.from_faces("tango", faces))
+    up = found = right = down_as_card = 0
+    for frame in held_out_frames:
+        sightings = recognizer(frame.image)
+        for truth in frame.cards:
+            near = [s for s in sightings if np.hypot(s.center[0] - truth.center[0],
+                                                     s.center[1] - truth.center[1]) < 40]
+            if not truth.face_up:
+                down_as_card += bool(near and near[0].face == "up")
+                continue
+            up += 1
+            if near and near[0].face == "up":
+                found += 1
+                right += near[0].card == truth.card
+    assert up >= 15
+    assert down_as_card == 0
+    assert found / up >= MIN_FOUND, f"found {found}/{up}"
+    assert right / found >= MIN_RIGHT, f"right {right}/{found}"
+
+
+def test_quad_and_centre_follow_the_card(faces: dict, held_out_frames: list) -> None:
+    recognizer = Recognizer(DeckModel.from_faces("tango", faces))
+    frame = held_out_frames[0]
+    for s in recognizer(frame.image):
+        truth = min(frame.cards, key=lambda t: np.hypot(t.center[0] - s.center[0],
+                                                        t.center[1] - s.center[1]))
+        height = float(np.linalg.norm(truth.quad[3] - truth.quad[0]))
+        assert np.hypot(truth.center[0] - s.center[0], truth.center[1] - s.center[1]) < 0.1 * height
+        if s.face == "up" and s.card == truth.card:  # read the right way up: corners in order
+            assert np.abs(np.array(s.quad) - truth.quad).max() < 0.15 * height
+
+
+def test_enrol_round_trip_through_the_commands(faces: dict, held_out_frames: list,
+                                               tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "casino-deck"
+    folder.mkdir()
+    for code in CODES:
+        cv2.imwrite(str(folder / f"{code}.png"), faces[code])
+    cv2.imwrite(str(folder / "back.png"), faces["back"])
+    deck_file = tmp_path / "casino.npz"
+    assert main(["vision", "enroll", str(folder), "--out", str(deck_file)]) == 0
+    assert "casino-deck" in capsys.readouterr().out
+    listed_any = 0
+    for k, frame in enumerate(held_out_frames):
+        image = tmp_path / f"frame{k}.jpg"
+        cv2.imwrite(str(image), frame.image)
+        assert main(["vision", "detect", str(image), "--json", "--deck", str(deck_file)]) == 0
+        listed = json.loads(capsys.readouterr().out)
+        listed_any += len(listed)
+        for row in listed:
+            assert set(row) == {"card", "center", "quad", "confidence"}
+            assert row["card"] in CODES and len(row["quad"]) == 4
+            assert 0 <= row["confidence"] <= 1
+        face_up = {t.card for t in frame.cards if t.face_up}
+        face_down = {t.card for t in frame.cards if not t.face_up}
+        assert not {row["card"] for row in listed} & (face_down - face_up)
+        assert len({row["card"] for row in listed} & face_up) >= len(listed) - 1
+    assert listed_any >= 5, "the enrolled deck read almost nothing"
+
+
+def test_enrolment_refuses_an_incomplete_folder(faces: dict, tmp_path: Path, capsys) -> None:
+    for code in CODES[:51]:
+        cv2.imwrite(str(tmp_path / f"{code}.png"), faces[code])
+    with pytest.raises(DeckError, match="lacks 1 faces: KC"):
+        enrol_folder(tmp_path)
+    assert main(["vision", "enroll", str(tmp_path), "--out", str(tmp_path / "d.npz")]) == 2
+    assert "KC" in capsys.readouterr().err
+
+
+def test_bad_inputs_say_what_and_where(tmp_path: Path, capsys) -> None:
+    junk = tmp_path / "junk.png"
+    junk.write_bytes(b"nope")
+    assert main(["vision", "detect", str(junk), "--json", "--deck", str(junk)]) == 2
+    assert "junk.png" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="BGR colour frame"):
+        Recognizer(DeckModel("x", [], np.zeros((0, 16, 1008), np.float32),
+                             np.zeros((0, 16, 1008), np.float32),
+                             np.zeros((0, 84, 60), np.uint8)))(np.zeros((10, 10), np.uint8))
+
+
+def test_calibrate_writes_an_annotated_picture(faces: dict, held_out_frames: list,
+                                               tmp_path: Path, capsys) -> None:
+    deck_file = tmp_path / "d.npz"
+    DeckModel.from_faces("tango", faces).save(deck_file)
+    image = tmp_path / "still.png"
+    cv2.imwrite(str(image), held_out_frames[2].image)
+    out = tmp_path / "check.png"
+    repo = Path(__file__).resolve().parents[3]
+    assert main(["vision", "calibrate", str(image), "--deck", str(deck_file),
+                 "--zones", str(repo / "config" / "camera_zones.toml"), "--out", str(out)]) == 0
+    picture = cv2.imread(str(out))
+    assert picture is not None and picture.shape == held_out_frames[2].image.shape
+    assert "7 zones" in capsys.readouterr().out
