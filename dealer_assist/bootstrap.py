@@ -1,0 +1,401 @@
+"""The one composition root: a table's settings in, its running service out.
+
+    settings -> pay tables (checked: a bet the house loses on refuses to start)
+             -> SqliteEventLog (one writer) and the users file
+             -> LiveTable (rebuilt from the log) with the side-bet watcher
+             -> the shoe: its port by URL, or the built-in emulator on a pty
+             -> the web app -> uvicorn
+
+Nothing else in the package wires hardware in. `open_table` builds everything but the web
+server, `ServerThread` runs the server in a thread (tests, benchmarks), `serve` runs it in
+the foreground (`dealer-assist run`).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+
+from dealer_assist.analysis.paytable_check import (
+    PayTableRefused,
+    check_paytables,
+    enforce_paytables,
+    format_paytable_report,
+)
+from dealer_assist.analysis.surveillance import SideBetWatcher
+from dealer_assist.domain.events import Event, parse_event
+from dealer_assist.domain.house import HouseRules
+from dealer_assist.domain.paytable import PayTable
+from dealer_assist.domain.rules import POSITIONS
+from dealer_assist.domain.table import BETWEEN, BURN, TableMachine
+from dealer_assist.services.live_table import LiveTable, Refused
+from dealer_assist.services.shoe_deal import DealError, deal_shoe
+from dealer_assist.settings import ConfigError, load_paytables
+from dealer_assist.store.sqlite_log import SqliteEventLog
+from dealer_assist.store.users import LoginRefused, UserStore
+from dealer_assist.table_config import TableConfig
+from dealer_assist.web.app import WebSettings, create_app
+from dealer_assist.web.auth import Account, LoginFailed
+from hardware.shoe.adapters import gap_event
+from hardware.shoe.adapters.reference import message_for
+from hardware.shoe.emulator import ShoeEmulator, Step
+from hardware.shoe.link import Received, ShoeLink
+from hardware.shoe.protocol import Button
+from hardware.shoe.transport import PtyTransport
+
+_log = logging.getLogger("dealer_assist")
+Say = Callable[[str], None]
+
+#: Pace of the built-in shoe at speed 1, in seconds before each kind of step.
+PACE = {"shuffle": 8.0, "burn": 1.2, "betting": 12.0, "card": 1.6, "squeeze": 3.0,
+        "between": 3.0, "cut": 1.0}
+
+
+class StartError(RuntimeError):
+    """The service cannot start; the message says why and what to do."""
+
+
+# ---- the users, for the web ---------------------------------------------------------------
+
+class UserAccounts:
+    """`web.auth.Accounts` over the users file (argon2, lockout); one login at a time."""
+
+    def __init__(self, users: UserStore) -> None:
+        self._users = users
+        self._lock = threading.Lock()
+
+    def login(self, name: str, password: str) -> Account:
+        with self._lock:
+            try:
+                user = self._users.verify(name, password)
+            except LoginRefused as e:
+                if e.reason == "locked" or e.locked_until is not None:
+                    until = e.locked_until.strftime("%H:%M UTC") if e.locked_until else "later"
+                    raise LoginFailed(f"Too many wrong passwords: the account is locked until "
+                                      f"{until}.", until) from None
+                raise LoginFailed("Wrong name or password.") from None
+        return Account(user.name, user.role)
+
+
+# ---- side-bet surveillance ----------------------------------------------------------------
+
+class SideBetGuard:
+    """Feeds every card out of the shoe to the side-bet watcher of the shoe's variant; the
+    alerts it raises become `side_bet_alert` events (supervisors see them, the display never)."""
+
+    def __init__(self, paytables: dict[str, PayTable], threshold: float = 0.0,
+                 rearm: float = 0.0) -> None:
+        self._paytables = paytables
+        self._threshold = threshold
+        self._rearm = rearm
+        self._watcher: SideBetWatcher | None = None
+
+    def __call__(self, event: Event, machine: TableMachine) -> list[dict[str, Any]]:
+        kind = event.TYPE
+        if kind == "new_shoe":
+            house: HouseRules = event.house  # type: ignore[attr-defined]
+            table = self._paytables.get(house.variant)
+            self._watcher = None if table is None else SideBetWatcher(
+                house.decks, house.variant, table, self._threshold, rearm=self._rearm)
+        elif kind == "end_shoe":
+            self._watcher = None
+        elif kind == "card" and self._watcher is not None:
+            try:
+                return self._watcher.feed(event.card)  # type: ignore[attr-defined]
+            except ValueError:  # a foreign card: flagged by the table machine already
+                return []
+        return []
+
+
+# ---- the built-in shoe --------------------------------------------------------------------
+
+def emulator_script(events: list[dict[str, Any]]) -> list[Step]:
+    """What the built-in shoe sends for a dealt shoe, paced like a real table at speed 1.
+
+    The dealer presses REVEAL once the first cards of a game are out (the squeeze) and again
+    after each third card: with no camera, that is how the display learns the cards are open.
+    """
+    machine = TableMachine(record=True)
+    steps: list[Step] = []
+    at = 0.0
+    for obj in events:
+        kind, phase = obj["type"], machine.phase
+        if kind == "new_shoe":
+            pause = 0.0
+        elif kind == "bets_closed":
+            pause = PACE["betting"]
+        elif kind == "cut_card":
+            pause = PACE["cut"]
+        elif kind == "card":
+            pause = PACE["burn"] if phase == BURN else PACE["between"] if phase == BETWEEN \
+                else PACE["card"]
+        else:
+            pause = PACE["between"]
+        at += pause
+        message = message_for(obj, 0)
+        if message is not None:
+            steps.append(Step(at, message))
+        for happened in machine.apply(parse_event(obj)):
+            if happened.kind != "card_placed" or not isinstance(happened.data, tuple):
+                continue
+            shoe = machine.shoe
+            game = shoe.current if shoe else None
+            first_draw = 3 if shoe and shoe.house.variant == "7up" else 4
+            if happened.data[0] in POSITIONS and game is not None \
+                    and happened.game == game.number and len(game.cards) >= first_draw:
+                at += PACE["squeeze"]
+                steps.append(Step(at, Button(0, "REVEAL")))
+    return steps
+
+
+class BuiltInShoe:
+    """The shoe emulator on a pseudo-terminal, dealing shoe after shoe (no hardware needed)."""
+
+    def __init__(self, house: HouseRules, *, speed: float | None = 1.0, seed: int | None = None,
+                 mistakes: tuple[str, ...] = (), shoes: int | None = None,
+                 say: Say | None = None) -> None:
+        self.house = house
+        self.speed = speed
+        self.mistakes = mistakes
+        self.shoes = shoes
+        self.say = say or (lambda text: None)
+        self.rng = random.Random(seed)
+        self.transport = PtyTransport()
+        self.path = self.transport.open()
+        self.shoes_dealt = 0
+        self._stop = threading.Event()
+        self._emulator: ShoeEmulator | None = None
+        self._thread = threading.Thread(target=self._run, name="built-in shoe", daemon=True)
+
+    def start(self) -> BuiltInShoe:
+        self._thread.start()
+        return self
+
+    def _deal(self) -> list[dict[str, Any]]:
+        try:
+            return deal_shoe(self.rng, self.house, mistakes=self.mistakes)
+        except DealError:
+            return deal_shoe(self.rng, self.house)
+
+    def _run(self) -> None:
+        seq, first = 0, True
+        while not self._stop.is_set() and (self.shoes is None or self.shoes_dealt < self.shoes):
+            emulator = ShoeEmulator(self.transport, emulator_script(self._deal()),
+                                    speed=self.speed, first_seq=seq)
+            self._emulator = emulator
+            if self._stop.is_set():
+                break
+            last = self.shoes is not None and self.shoes_dealt + 1 >= self.shoes
+            pause = PACE["shuffle"] / self.speed if self.speed else 0.05
+            emulator.run(linger=None if last else pause, wait_reader=first)
+            seq, first = emulator.seq, False
+            self.shoes_dealt += 1
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._emulator is not None:
+            self._emulator.stop()
+        self._thread.join(3.0)
+        self.transport.close()
+
+
+def shoe_feed(table: LiveTable) -> Callable[[Received], None]:
+    """What the shoe link hands over, into the live table (on the link's reader thread)."""
+
+    def feed(item: Received) -> None:
+        data = item.data
+        try:
+            if item.kind == "link":
+                table.link_changed("shoe", data["status"], data["reason"], item.ts)
+            elif item.kind == "problem":
+                if data.get("error") == "gap":
+                    table.observe({"ts": item.ts, **gap_event(data)})
+                else:
+                    table.link_problem("shoe", str(data.get("error")))
+            else:
+                table.observe({"ts": item.ts, **data})
+        except Refused as e:
+            _log.warning("shoe: %s", e)
+        except Exception:  # the log could not take it: say so loudly, keep reading
+            _log.exception("shoe: an event could not be recorded: %s", data)
+
+    return feed
+
+
+# ---- the whole table ----------------------------------------------------------------------
+
+@dataclass
+class Table:
+    """A table's running parts (but the web server); `close()` stops them in order."""
+
+    config: TableConfig
+    log: SqliteEventLog
+    users: UserStore
+    live: LiveTable
+    app: Any
+    link: ShoeLink | None = None
+    shoe: BuiltInShoe | None = None
+    paytable_report: str = ""
+    _closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        for close in reversed(self._closers):
+            try:
+                close()
+            except Exception:
+                _log.exception("while stopping the table")
+        self._closers.clear()
+
+
+def check_paytables_at_start(paytables: dict[str, PayTable], house: HouseRules,
+                             allow_negative_edge: bool) -> str:
+    """The start-up check; returns the lines to print, raises StartError when refused."""
+    report = check_paytables(paytables, decks=house.decks)
+    try:
+        enforce_paytables(report, allow_negative=allow_negative_edge)
+    except PayTableRefused as e:
+        raise StartError(f"{e}\n(--allow-negative-edge overrides)") from None
+    if report.errors or report.warnings:
+        return format_paytable_report(report)
+    edges = [float(c.house_edge) for c in report.checks]
+    return (f"pay tables checked: {len(edges)} bets, house edge {min(edges):.2%} to "
+            f"{max(edges):.2%} on a full {house.decks}-deck shoe")
+
+
+def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
+               shoe_speed: float | None | str = "config", shoes: int | None = None,
+               start_shoe: bool = True, say: Say | None = None) -> Table:
+    """Build and start a table's parts from its settings (the web server not included).
+
+    For tests and benchmarks: `shoe_speed` overrides the built-in shoe's pace (None: flat
+    out), `shoes` stops it after that many shoes, `start_shoe=False` leaves it to
+    `table.shoe.start()`.
+    """
+    say = say or (lambda text: None)
+    try:
+        paytables = load_paytables(config.paytables)
+    except ConfigError as e:
+        raise StartError(str(e)) from None
+    report = check_paytables_at_start(paytables, config.house, allow_negative_edge)
+    for path in (config.database, config.users):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        log = SqliteEventLog(config.database)
+    except Exception as e:  # busy (another service), not a log, no folder
+        raise StartError(f"event log {config.database}: {e}") from None
+    closers: list[Callable[[], None]] = [log.close]
+    try:
+        users = UserStore(config.users)
+        closers.append(users.close)
+        watch = config.surveillance
+        watchers = [SideBetGuard(paytables, watch.threshold, watch.rearm)] \
+            if watch.side_bets else []
+        live = LiveTable(log, table_id=config.table_id, house=config.house, paytables=paytables,
+                         watchers=watchers)
+        app = create_app(live, UserAccounts(users), WebSettings(
+            secure_cookies=config.web.secure_cookies, session_minutes=config.web.session_minutes))
+        table = Table(config, log, users, live, app, paytable_report=report, _closers=closers)
+        url = config.shoe.url
+        if config.shoe.emulated:
+            speed = config.shoe.emulator_speed if shoe_speed == "config" else shoe_speed
+            table.shoe = BuiltInShoe(config.house, speed=speed,  # type: ignore[arg-type]
+                                     seed=config.shoe.emulator_seed,
+                                     mistakes=config.shoe.emulator_mistakes, shoes=shoes, say=say)
+            closers.append(table.shoe.stop)
+            url = table.shoe.path
+            if start_shoe:
+                table.shoe.start()
+        table.link = ShoeLink(url, adapter=config.shoe.adapter, baudrate=config.shoe.baudrate,
+                              heartbeat_timeout=config.shoe.heartbeat_timeout,
+                              on_receive=shoe_feed(live))
+        closers.append(table.link.stop)
+        table.link.start()
+    except BaseException:
+        for close in reversed(closers):
+            close()
+        raise
+    return table
+
+
+# ---- the web server -----------------------------------------------------------------------
+
+class _Server(uvicorn.Server):
+    """uvicorn, ending the display's streams first when asked to stop."""
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        self.config.app.state.hub.close()  # type: ignore[union-attr]
+        super().handle_exit(sig, frame)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket (port 0: any free port), bound before the server starts."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise StartError(f"cannot listen on {host}:{port}: {e.strerror}") from None
+    return sock
+
+
+def address(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/"
+
+
+def _server(app: Any) -> _Server:
+    return _Server(uvicorn.Config(app, log_level="warning", lifespan="on",
+                                  timeout_graceful_shutdown=2, access_log=False))
+
+
+def serve(table: Table, sock: socket.socket, on_ready: Callable[[], None]) -> None:
+    """Run the web server in the foreground until Ctrl-C; `on_ready` once it listens."""
+    server = _server(table.app)
+
+    def wait_ready() -> None:
+        while not server.started and not server.should_exit:
+            time.sleep(0.02)
+        if server.started:
+            on_ready()
+
+    threading.Thread(target=wait_ready, daemon=True).start()
+    server.run(sockets=[sock])
+
+
+class ServerThread:
+    """A web app (`Table.app`) served on a thread (tests, benchmarks): `start()`, `.url`,
+    `stop()`."""
+
+    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.app = app
+        self.sock = bind(host, port)
+        self.url = address(self.sock)
+        self.server = _server(app)
+        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
+                                        name="web server", daemon=True)
+
+    def start(self, timeout: float = 10.0) -> ServerThread:
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise StartError("the web server did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self.app.state.hub.close()
+        self.server.should_exit = True
+        self._thread.join(5.0)
+        self.sock.close()

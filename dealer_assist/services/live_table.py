@@ -1,0 +1,347 @@
+"""The live table: what comes from the shoe, the camera, the dealer and supervisors, in order.
+
+Theory of operation. Every observation takes one path, under one lock (so the log's order is
+the order the table machine sees):
+
+    dict in -> validate (parse_event) -> append to the log -> apply to the machine
+            -> watchers (side-bet surveillance: their alerts are appended and applied too)
+            -> publish: the public view and the review count go to every subscriber
+
+The log comes first: an observation the log refuses (or cannot take: disk full) changes
+nothing, and the caller gets the error. An observation that does not validate is `Refused`
+and never logged. On start the service replays the whole log into a fresh machine (the
+watchers see it too, their alerts discarded: they are in the log already), so a restart
+carries on mid-shoe exactly where it was.
+
+A supervisor's decision is a `decision` event with the logged-in user as `by`, a required
+reason, and the shoe it concerns. A correction must be a hand the rules complete: the
+third cards the rules give, no more, no fewer. Link status (shoe, camera) lives in memory,
+each change also logged as a `link_status` event; after a restart a link is `unknown` until
+it reports.
+
+This module knows no store, web or hardware: the log is anything with `append`, `read` and
+`replay` (see `TableLog`); bootstrap wires the real ones in.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from dealer_assist.domain.cards import CARD_VALUE, CardError, parse_card
+from dealer_assist.domain.events import DECISION_ACTIONS, Event, Noted, TraceError, parse_event
+from dealer_assist.domain.house import HouseRules
+from dealer_assist.domain.paytable import PayTable
+from dealer_assist.domain.rules import SEVEN_UP_FIXED_VALUE, next_position
+from dealer_assist.domain.table import TableMachine
+from dealer_assist.services import public_view as views
+
+_log = logging.getLogger(__name__)
+MAX_REASON = 500
+SIDE_NAMES = {"P": "Player", "B": "Banker"}
+ORDINAL = {1: "first", 2: "second", 3: "third"}
+
+
+class TableLog(Protocol):
+    """The event log as the live table needs it (store.SqliteEventLog, store.MemoryEventLog)."""
+
+    def append(self, event: Mapping[str, Any]) -> int: ...
+
+    def read(self, after_seq: int = 0) -> Iterator[tuple[int, dict[str, Any]]]: ...
+
+    def replay(self) -> Iterator[dict[str, Any]]: ...
+
+
+class Refused(ValueError):
+    """An observation or a decision the table does not take; nothing was logged."""
+
+
+#: Watches each applied event; returns events to record (without `ts`), e.g. side-bet alerts.
+Watcher = Callable[[Event, TableMachine], list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Update:
+    """What subscribers get after every change: the public view and the review count."""
+
+    seq: int
+    public: dict[str, Any]
+    pending_reviews: int
+    alerts: int
+    #: Changes whenever the review queue, a decision or the alerts change (the console reloads).
+    review_key: str
+
+
+Listener = Callable[[Update], None]
+
+
+def utc_stamp(moment: datetime | None = None) -> str:
+    """A trace timestamp (UTC, milliseconds, Z)."""
+    now = (moment or datetime.now(UTC)).astimezone(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def check_hand(player: Sequence[str], banker: Sequence[str], seven_up: bool) -> None:
+    """Refuse a corrected hand that the rules do not complete exactly as given.
+
+    `player` lists Player's physical cards (in `7up` the fixed 7 is implied, not listed).
+    """
+    values: dict[str, list[int]] = {"P": [SEVEN_UP_FIXED_VALUE] if seven_up else [], "B": []}
+    cards = {"P": list(player), "B": list(banker)}
+    offset = {"P": 1 if seven_up else 0, "B": 0}
+    for side, listed in cards.items():
+        if not 2 - offset[side] <= len(listed) <= 3 - offset[side]:
+            raise Refused(f"{SIDE_NAMES[side]} has {2 - offset[side]} or {3 - offset[side]} "
+                          f"cards from the shoe, not {len(listed)}")
+    while (pos := next_position(values["P"], values["B"])) is not None:
+        side = pos[0]
+        used = len(values[side]) - offset[side]
+        if used == len(cards[side]):
+            raise Refused(f"the rules give {SIDE_NAMES[side]} a {ORDINAL[int(pos[1])]} card "
+                          f"({pos}) with these cards")
+        values[side].append(CARD_VALUE[cards[side][used]])
+    for side in ("P", "B"):
+        n = len(values[side])
+        if n - offset[side] < len(cards[side]):
+            raise Refused(f"the rules give {SIDE_NAMES[side]} no {ORDINAL[n + 1]} card "
+                          f"({side}{n + 1}) with these cards")
+
+
+class LiveTable:
+    """One table's live state over its event log. Thread-safe: one lock orders everything."""
+
+    def __init__(self, log: TableLog, *, table_id: str, house: HouseRules,
+                 paytables: dict[str, PayTable], watchers: Sequence[Watcher] = (),
+                 clock: Callable[[], str] = utc_stamp) -> None:
+        self.table_id = table_id
+        self.house = house
+        self.paytables = paytables
+        self._log = log
+        self._watchers = list(watchers)
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._listeners: list[Listener] = []
+        self.machine = TableMachine(record=True)
+        self.seq = 0
+        self.links: dict[str, dict[str, Any]] = {
+            "shoe": {"status": "unknown", "reason": "not heard from yet", "since": None},
+            "camera": {"status": "off", "reason": "no camera configured", "since": None},
+        }
+        self.link_problems: dict[str, int] = {}
+        #: Side-bet alerts of the log (supervisors only), with the shoe they came in.
+        self.alerts: list[dict[str, Any]] = []
+        self._decision_shoe: dict[int, str | None] = {}
+        self._last_public: dict[str, Any] | None = None
+        self._last_key = ""
+        self._rebuild()
+
+    # ---- start-up -------------------------------------------------------------------------
+    def _rebuild(self) -> None:
+        for seq, obj in enumerate(self._log.replay(), 1):
+            try:
+                event = parse_event(obj)
+            except TraceError as e:
+                raise RuntimeError(f"event {seq} of the log does not validate: {e}") from None
+            self._apply(event, seq, obj, replaying=True)
+        self._last_public = self._public()
+        self._last_key = self._review_state()[1]
+
+    # ---- the one path in ------------------------------------------------------------------
+    def observe(self, obj: Mapping[str, Any]) -> int:
+        """Validate, log, apply and publish one observation; returns its log seq."""
+        with self._lock:
+            seq = self._record(dict(obj), run_watchers=True)
+            self._publish()
+            return seq
+
+    def _record(self, obj: dict[str, Any], run_watchers: bool) -> int:
+        obj.setdefault("ts", self._clock())
+        if obj.get("type") == "new_shoe" and "shoe_id" not in obj:
+            obj.update(self._shoe_settings(obj["ts"]))
+        try:
+            event = parse_event(obj)
+        except TraceError as e:
+            raise Refused(f"{obj.get('type', 'event')} refused: {e}") from None
+        try:
+            seq = self._log.append(obj)  # first: nothing acts on an event the log lacks
+        except ValueError as e:
+            raise Refused(f"{obj.get('type')} refused by the log: {e}") from None
+        self._apply(event, seq, obj, replaying=not run_watchers)
+        return seq
+
+    def _apply(self, event: Event, seq: int, obj: Mapping[str, Any], replaying: bool) -> None:
+        self.seq = seq
+        machine = self.machine
+        machine.apply(event)
+        if isinstance(event, Noted) and event.kind == "side_bet_alert":
+            self.alerts.append({**obj, "seq": seq,
+                                "shoe_id": machine.shoe.shoe_id if machine.shoe else None})
+        elif event.TYPE == "decision":
+            self._decision_shoe[seq] = obj.get("shoe_id") or (
+                machine.shoe.shoe_id if machine.shoe else None)
+        for watch in self._watchers:
+            try:
+                produced = watch(event, machine)
+            except Exception:  # surveillance is an aid: it must never stop the table
+                _log.exception("a watcher of table %s failed on %s", self.table_id, event.TYPE)
+                continue
+            if not replaying:
+                for extra in produced:
+                    self._record({**extra, "ts": event.ts}, run_watchers=False)
+
+    def _shoe_settings(self, ts: str) -> dict[str, Any]:
+        """A shoe's NEWSHOE button carries no settings: the table's house rules apply."""
+        stamp = ts[:19].replace("-", "").replace(":", "")
+        shoe_id = f"{self.table_id}-{stamp}"
+        if any(s.shoe_id == shoe_id for s in self.machine.shoes):
+            shoe_id += f"-{len(self.machine.shoes) + 1}"
+        return {"shoe_id": shoe_id, **self.house.as_dict()}
+
+    # ---- what people do -------------------------------------------------------------------
+    def decide(self, by: str, game: int, action: str, reason: str, *, shoe_id: str | None = None,
+               player: Sequence[str] = (), banker: Sequence[str] = ()) -> int:
+        """Record a supervisor's decision on a game; Refused says what is wrong."""
+        if action not in DECISION_ACTIONS:
+            raise Refused(f"decision {action!r}: one of {', '.join(DECISION_ACTIONS)}")
+        reason = " ".join(str(reason).split())
+        if not reason:
+            raise Refused("a decision needs a reason")
+        if len(reason) > MAX_REASON:
+            raise Refused(f"a reason has at most {MAX_REASON} characters")
+        if not by.strip():
+            raise Refused("a decision needs the supervisor who made it")
+        with self._lock:
+            found = views.find_game(self.machine, shoe_id, game)
+            if found is None:
+                where = f"shoe {shoe_id}" if shoe_id else "the current shoe"
+                raise Refused(f"{where} has no game {game}")
+            shoe, target = found
+            event: dict[str, Any] = {"src": "supervisor", "type": "decision", "game": game,
+                                     "action": action, "by": by, "reason": reason,
+                                     "shoe_id": shoe.shoe_id}
+            if action == "correct":
+                try:
+                    p = [parse_card(c) for c in player]
+                    b = [parse_card(c) for c in banker]
+                except CardError as e:
+                    raise Refused(f"correction: {e}") from None
+                check_hand(p, b, target.seven_up)
+                event.update(player=p, banker=b)
+            return self.observe(event)
+
+    def reveal(self, side: str | None = None, src: str = "dealer") -> int:
+        """The dealer marks the cards on the table as opened (no camera sees them)."""
+        event: dict[str, Any] = {"src": src, "type": "reveal"}
+        if side is not None:
+            event["side"] = side
+        return self.observe(event)
+
+    def link_changed(self, device: str, status: str, reason: str, ts: str | None = None) -> None:
+        """A link (shoe, camera) went up or down: shown at once, and logged."""
+        ts = ts or self._clock()
+        with self._lock:
+            self.links[device] = {"status": status, "reason": reason, "since": ts}
+            self._record({"ts": ts, "src": device, "type": "link_status", "status": status,
+                          "reason": reason}, run_watchers=False)
+            self._publish()
+
+    def link_problem(self, device: str, kind: str) -> None:
+        """Count a frame the link dropped (checksum, noise...): the console shows the counts."""
+        with self._lock:
+            key = f"{device}:{kind}"
+            self.link_problems[key] = self.link_problems.get(key, 0) + 1
+
+    # ---- subscribers ----------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener(update)` after every change (on the thread that made it)."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+        return unsubscribe
+
+    def _public(self) -> dict[str, Any]:
+        return views.public_view(self.machine, self.paytables, self.table_id,
+                                 {k: dict(v) for k, v in self.links.items()}, self.seq)
+
+    def _publish(self) -> None:
+        public = self._public()
+        pending, key = self._review_state()
+        same = (self._last_public is not None and key == self._last_key
+                and {**public, "seq": 0} == {**self._last_public, "seq": 0})
+        self._last_public, self._last_key = public, key
+        if same:
+            return
+        update = Update(self.seq, public, pending, len(self.alerts), key)
+        for listener in list(self._listeners):
+            try:
+                listener(update)
+            except Exception:  # one broken screen must not stop the table
+                _log.exception("a subscriber of table %s failed", self.table_id)
+
+    def _review_state(self) -> tuple[int, str]:
+        pending = flags = 0
+        for shoe in self.machine.shoes:
+            flags += len(shoe.flags)
+            for game in shoe.games:
+                flags += len(game.flags)
+                pending += game.review == "pending"
+        return pending, f"{pending}/{flags}/{len(self._decision_shoe)}/{len(self.alerts)}"
+
+    # ---- reads ----------------------------------------------------------------------------
+    def public(self) -> dict[str, Any]:
+        with self._lock:
+            return self._last_public or self._public()
+
+    def update(self) -> Update:
+        """The latest state, as subscribers get it."""
+        with self._lock:
+            pending, key = self._review_state()
+            return Update(self.seq, self.public(), pending, len(self.alerts), key)
+
+    def review_queue(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return views.review_queue(self.machine, self.paytables)
+
+    def review(self, shoe_id: str | None, game: int) -> dict[str, Any] | None:
+        with self._lock:
+            found = views.find_game(self.machine, shoe_id, game)
+            if found is None:
+                return None
+            shoe, g = found
+            return views.review_item(shoe, g, self.paytables[shoe.house.variant])
+
+    def shoes(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return views.shoe_summaries(self.machine)
+
+    def side_bet_alerts(self, limit: int = 50) -> list[dict[str, Any]]:
+        with self._lock:
+            return [dict(a) for a in self.alerts[-limit:]][::-1]
+
+    def history(self, shoe_id: str | None = None, flag: str | None = None) -> list[dict[str, Any]]:
+        """Decisions from the log (its read side), newest first, by shoe and by flag code."""
+        with self._lock:
+            shoes = dict(self._decision_shoe)
+        out = []
+        for seq, obj in self._log.read():
+            if obj.get("type") != "decision" or seq not in shoes:
+                continue
+            sid = shoes[seq]
+            with self._lock:
+                found = views.find_game(self.machine, sid, obj.get("game", 0)) if sid else None
+                codes = sorted({f.code for f in found[1].flags}) if found else []
+            if (shoe_id and sid != shoe_id) or (flag and flag not in codes):
+                continue
+            out.append({"seq": seq, "ts": obj.get("ts"), "shoe_id": sid, "game": obj.get("game"),
+                        "action": obj.get("action"), "by": obj.get("by"),
+                        "reason": obj.get("reason"), "player": obj.get("player"),
+                        "banker": obj.get("banker"), "flags": codes})
+        return out[::-1]

@@ -1,0 +1,190 @@
+"""One table's configuration (`config/table.toml`), typed and checked at start-up.
+
+Every section and key is known: an unknown one stops the service with an error naming the file
+and the key, and so does a value of the wrong kind. Relative paths are taken from the folder
+the configuration file is in, so the service finds its files from any working directory.
+Secrets never live here: the service needs none (passwords are argon2 hashes in the users file).
+
+    [table]    id, database, users, paytables
+    [shoe]     url ("emulator" or a port URL), adapter, baudrate, heartbeat_timeout,
+               emulator_speed, emulator_seed, emulator_mistakes
+    [camera]   enabled (must be false: the camera is not wired into the service yet), source
+    [house]    the house procedure settings (HouseRules): decks, variant, burn_after_each_game...
+    [web]      host, port, secure_cookies, session_minutes
+    [surveillance]  side_bets, threshold, rearm
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dealer_assist.domain.house import HouseRules
+from dealer_assist.settings import ConfigError, check_keys, house_rules, read_toml
+
+EMULATOR = "emulator"
+TABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
+MISTAKE_KINDS = ("unneeded_draw", "missed_draw", "cards_pulled_together")
+
+
+@dataclass(frozen=True)
+class ShoeConfig:
+    #: "emulator" (the built-in shoe on a pseudo-terminal) or the shoe's port URL.
+    url: str = EMULATOR
+    adapter: str = "reference"
+    baudrate: int = 115_200
+    heartbeat_timeout: float = 3.0
+    #: Pace of the built-in shoe: 1.0 a realistic deal; None as fast as the link takes it.
+    emulator_speed: float | None = 1.0
+    emulator_seed: int | None = None
+    #: Dealer mistakes the built-in shoe makes, one of each kind per shoe at a random game.
+    emulator_mistakes: tuple[str, ...] = ()
+
+    @property
+    def emulated(self) -> bool:
+        return self.url == EMULATOR
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    enabled: bool = False
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    #: Mark the session cookie Secure (set true behind HTTPS).
+    secure_cookies: bool = False
+    session_minutes: int = 480
+
+
+@dataclass(frozen=True)
+class SurveillanceConfig:
+    side_bets: bool = True
+    #: Alert when a side bet's house edge on the remaining shoe falls below this.
+    threshold: float = 0.0
+    rearm: float = 0.0
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    path: Path
+    table_id: str
+    database: Path
+    users: Path
+    paytables: Path
+    shoe: ShoeConfig = field(default_factory=ShoeConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    house: HouseRules = field(default_factory=HouseRules)
+    web: WebConfig = field(default_factory=WebConfig)
+    surveillance: SurveillanceConfig = field(default_factory=SurveillanceConfig)
+
+
+SECTIONS = {"table", "shoe", "camera", "house", "web", "surveillance"}
+_TABLE_KEYS = {"id", "database", "users", "paytables"}
+
+
+class _Reader:
+    """Typed values of one section, each error naming the file and `section.key`."""
+
+    def __init__(self, raw: dict[str, Any], path: Path, section: str, known: set[str]) -> None:
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{path}: [{section}] must be a table of settings")
+        check_keys(raw, known, path, f"[{section}]")
+        self.raw, self.path, self.section = raw, path, section
+
+    def _bad(self, key: str, want: str, value: object) -> ConfigError:
+        return ConfigError(f"{self.path}: {self.section}.{key} must be {want}, got {value!r}")
+
+    def text(self, key: str, default: str) -> str:
+        v = self.raw.get(key, default)
+        if not isinstance(v, str):
+            raise self._bad(key, "a string", v)
+        return v
+
+    def whole(self, key: str, default: int, low: int, high: int) -> int:
+        v = self.raw.get(key, default)
+        if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
+            raise self._bad(key, f"a whole number from {low} to {high}", v)
+        return v
+
+    def number(self, key: str, default: float, low: float, high: float) -> float:
+        v = self.raw.get(key, default)
+        if not isinstance(v, int | float) or isinstance(v, bool) or not low <= v <= high:
+            raise self._bad(key, f"a number from {low:g} to {high:g}", v)
+        return float(v)
+
+    def flag(self, key: str, default: bool) -> bool:
+        v = self.raw.get(key, default)
+        if not isinstance(v, bool):
+            raise self._bad(key, "true or false", v)
+        return v
+
+    def file(self, key: str, default: str) -> Path:
+        text = self.text(key, default)
+        if not text.strip():
+            raise self._bad(key, "a file path", text)
+        p = Path(text).expanduser()
+        return p if p.is_absolute() else (self.path.parent / p).resolve()
+
+
+def _shoe(r: _Reader) -> ShoeConfig:
+    url = r.text("url", EMULATOR).strip()
+    if not url:
+        raise r._bad("url", f'"{EMULATOR}" or the shoe\'s port URL', url)
+    speed: float | None = r.number("emulator_speed", 1.0, 0, 1000)
+    seed = r.raw.get("emulator_seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise r._bad("emulator_seed", "a whole number", seed)
+    mistakes = r.raw.get("emulator_mistakes", [])
+    if not isinstance(mistakes, list) or any(m not in MISTAKE_KINDS for m in mistakes):
+        raise r._bad("emulator_mistakes", f"a list of {', '.join(MISTAKE_KINDS)}", mistakes)
+    return ShoeConfig(
+        url=url,
+        adapter=r.text("adapter", "reference"),
+        baudrate=r.whole("baudrate", 115_200, 300, 4_000_000),
+        heartbeat_timeout=r.number("heartbeat_timeout", 3.0, 0.5, 60),
+        emulator_speed=speed or None,  # 0: as fast as the link takes it
+        emulator_seed=seed,
+        emulator_mistakes=tuple(mistakes),
+    )
+
+
+def load_table_config(path: str | Path) -> TableConfig:
+    """Read and check a table's configuration file; ConfigError says what and where."""
+    path = Path(path)
+    raw = read_toml(path)
+    check_keys(raw, SECTIONS, path, "the file (sections)")
+    sections = {name: raw.get(name, {}) for name in SECTIONS}
+    table = _Reader(sections["table"], path, "table", _TABLE_KEYS)
+    table_id = table.text("id", "T1")
+    if not TABLE_ID.fullmatch(table_id):
+        raise table._bad("id", "letters, digits, '.', '_' or '-' (at most 32)", table_id)
+    shoe = _shoe(_Reader(sections["shoe"], path, "shoe", set(ShoeConfig.__dataclass_fields__)))
+    cam = _Reader(sections["camera"], path, "camera", {"enabled", "source"})
+    camera = CameraConfig(cam.flag("enabled", False), cam.text("source", ""))
+    if camera.enabled:
+        raise ConfigError(f"{path}: camera.enabled = true: the overhead camera is not wired into "
+                          "the live service yet; set it to false (the dealer reveals the cards)")
+    if not isinstance(sections["house"], dict):
+        raise ConfigError(f"{path}: [house] must be a table of settings")
+    house = house_rules(sections["house"], path)
+    w = _Reader(sections["web"], path, "web", set(WebConfig.__dataclass_fields__))
+    web = WebConfig(w.text("host", "127.0.0.1"), w.whole("port", 8000, 0, 65535),
+                    w.flag("secure_cookies", False),
+                    w.whole("session_minutes", 480, 1, 7 * 24 * 60))
+    s = _Reader(sections["surveillance"], path, "surveillance",
+                set(SurveillanceConfig.__dataclass_fields__))
+    surveillance = SurveillanceConfig(s.flag("side_bets", True), s.number("threshold", 0.0, -1, 1),
+                                      s.number("rearm", 0.0, 0, 1))
+    return TableConfig(
+        path=path, table_id=table_id,
+        database=table.file("database", f"../var/{table_id}.events.db"),
+        users=table.file("users", "../var/users.db"),
+        paytables=table.file("paytables", "paytables.toml"),
+        shoe=shoe, camera=camera, house=house, web=web, surveillance=surveillance,
+    )

@@ -1,0 +1,123 @@
+"""The web application of one table: `create_app(table, accounts, settings)`.
+
+No import-time state: everything the app uses comes in as arguments (bootstrap builds them).
+Routes and who may use them (see docs/service.md):
+
+    /                         public   the table display (pushed by server-sent events)
+    /events, /api/table       public   the display's stream and its snapshot
+    /static/*                 public   the display's and console's scripts and styles
+    /login (GET, POST)        public   the login form
+    /logout (POST)            any user
+    /supervisor...            supervisor (history also regulator)
+    /dealer, /dealer/reveal   dealer, supervisor
+    /api/review-queue         supervisor
+
+Everything else answers 404. Headers: a strict Content-Security-Policy (no inline script),
+no framing, no caching of console pages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
+
+from dealer_assist.services.live_table import LiveTable, Update
+from dealer_assist.web import console, display
+from dealer_assist.web.auth import (
+    Accounts,
+    Forbidden,
+    LoginRequired,
+    Sessions,
+    current_session,
+    login_url,
+)
+from dealer_assist.web.display import STATIC
+from dealer_assist.web.pages import message_page
+from dealer_assist.web.stream import Hub, sse
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    #: Mark the session cookie Secure (behind HTTPS).
+    secure_cookies: bool = False
+    #: A session ends after this long without a request.
+    session_minutes: int = 480
+
+
+def publisher(hub: Hub) -> Callable[[Update], None]:
+    """The live table's listener: each update to the display's and the console's streams."""
+
+    def publish(update: Update) -> None:
+        hub.publish("public", sse("table", update.seq, update.public))
+        hub.publish("review", sse("review", update.seq, {
+            "key": update.review_key, "pending": update.pending_reviews, "alerts": update.alerts}))
+
+    return publish
+
+
+def create_app(table: LiveTable, accounts: Accounts, settings: WebSettings | None = None,
+               routers: Sequence[APIRouter] = ()) -> FastAPI:
+    """The table's app. `routers`: more routes to serve (e.g. the regulator's pages); each
+    guards its own routes with `auth.require`."""
+    settings = settings or WebSettings()
+    hub = Hub()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        hub.attach(asyncio.get_running_loop())
+        unsubscribe = table.subscribe(publisher(hub))
+        try:
+            yield
+        finally:
+            unsubscribe()
+            hub.close()
+
+    app = FastAPI(title="dealer-assist", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url=None)
+    app.state.table = table
+    app.state.accounts = accounts
+    app.state.settings = settings
+    app.state.sessions = Sessions(settings.session_minutes * 60.0)
+    app.state.hub = hub
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.include_router(display.router)
+    app.include_router(console.router)
+    for router in routers:
+        app.include_router(router)
+
+    @app.exception_handler(LoginRequired)
+    async def login_required(request: Request, exc: LoginRequired) -> Response:
+        if exc.page:
+            return RedirectResponse(login_url(exc.next_path), status_code=303)
+        return JSONResponse({"detail": "log in first"}, status_code=401)
+
+    @app.exception_handler(Forbidden)
+    async def forbidden(request: Request, exc: Forbidden) -> Response:
+        session = current_session(request)
+        account = session.account if session else None
+        html = message_page("Not allowed", str(exc), account, session.csrf if session else None)
+        return HTMLResponse(html, status_code=403)
+
+    @app.middleware("http")
+    async def headers(request: Request,
+                      call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        response = await call_next(request)
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "same-origin"
+        path = request.url.path
+        if not (path == "/" or path.startswith("/static/")):
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    return app

@@ -1,0 +1,146 @@
+"""Who is at the screen: logins, sessions, roles and CSRF tokens.
+
+- `Accounts` is the port to the users (bootstrap adapts `store.users.UserStore`, which hashes
+  passwords with argon2 and locks an account after repeated failures).
+- A login makes a server-side session; the browser holds only its random token, in a cookie
+  that is HttpOnly and SameSite=Strict (and Secure behind HTTPS). Sessions end on logout, after
+  `ttl` without a request, or when the service restarts.
+- Every form carries the session's CSRF token, checked on every POST. The login form, before
+  any session, uses a double-submit token: a cookie and a form field that must match.
+- `require(*roles)` guards a route: no session -> 401 (a page GET is sent to the login page),
+  a session of another role -> 403.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+from urllib.parse import quote
+
+from fastapi import Request
+
+SESSION_COOKIE = "da_session"
+LOGIN_COOKIE = "da_login"
+ROLE_HOME = {"supervisor": "/supervisor", "dealer": "/dealer", "regulator": "/supervisor/history"}
+
+
+@dataclass(frozen=True)
+class Account:
+    name: str
+    role: str
+
+
+class LoginFailed(Exception):
+    """A refused login: the message is what the person at the screen may read."""
+
+    def __init__(self, message: str, locked_until: str | None = None) -> None:
+        super().__init__(message)
+        self.locked_until = locked_until
+
+
+class Accounts(Protocol):
+    def login(self, name: str, password: str) -> Account:
+        """The account if the password is right and the account open; else LoginFailed."""
+        ...
+
+
+@dataclass
+class Session:
+    token: str
+    account: Account
+    csrf: str
+    expires: float = field(default=0.0)
+
+
+class Sessions:
+    """Sessions in memory, by token; each request moves the idle expiry on."""
+
+    def __init__(self, ttl_s: float, clock: Callable[[], float] | None = None) -> None:
+        self.ttl_s = ttl_s
+        self._clock = clock or time.monotonic
+        self._by_token: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    def create(self, account: Account) -> Session:
+        session = Session(secrets.token_urlsafe(32), account, secrets.token_urlsafe(32),
+                          self._clock() + self.ttl_s)
+        with self._lock:
+            self._by_token[session.token] = session
+        return session
+
+    def get(self, token: str | None) -> Session | None:
+        if not token:
+            return None
+        now = self._clock()
+        with self._lock:
+            session = self._by_token.get(token)
+            if session is None:
+                return None
+            if session.expires < now:
+                del self._by_token[token]
+                return None
+            session.expires = now + self.ttl_s
+            return session
+
+    def drop(self, token: str | None) -> None:
+        with self._lock:
+            self._by_token.pop(token or "", None)
+
+
+class LoginRequired(Exception):
+    """No session: a page is sent to the login form, anything else gets 401."""
+
+    def __init__(self, page: bool, next_path: str) -> None:
+        super().__init__("log in first")
+        self.page = page
+        self.next_path = next_path
+
+
+class Forbidden(Exception):
+    """A session whose role may not use the route (403), or a bad CSRF token."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
+def current_session(request: Request) -> Session | None:
+    sessions: Sessions = request.app.state.sessions
+    return sessions.get(request.cookies.get(SESSION_COOKIE))
+
+
+def require(*roles: str, page: bool = False) -> Callable[[Request], Session]:
+    """A dependency: the session of a user with one of `roles`, or LoginRequired / Forbidden."""
+
+    def dependency(request: Request) -> Session:
+        session = current_session(request)
+        if session is None:
+            path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            raise LoginRequired(page and request.method == "GET", path)
+        if session.account.role not in roles:
+            raise Forbidden(f"{session.account.name} is a {session.account.role}: this page is "
+                            f"for {' or '.join(r + 's' for r in roles)} only")
+        return session
+
+    return dependency
+
+
+def check_csrf(expected: str | None, given: str | None) -> None:
+    if not expected or not given or not hmac.compare_digest(expected, given):
+        raise Forbidden("the form's security token is missing or out of date: reload the page")
+
+
+def login_url(next_path: str) -> str:
+    return "/login?next=" + quote(next_path, safe="/")
+
+
+def safe_next(next_path: str | None, role: str) -> str:
+    """Where to go after login: a local path only (never another site), else the role's home."""
+    if next_path and next_path.startswith("/") and not next_path.startswith("//") \
+            and "\\" not in next_path and not next_path.startswith("/login"):
+        return next_path
+    return ROLE_HOME.get(role, "/")

@@ -1,0 +1,225 @@
+"""Login, the supervisor's review console, the decision history and the dealer's buttons.
+
+Handlers are thin: check the session and the CSRF token, call the live table, render.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+
+from dealer_assist.domain.flags import SEVERITY
+from dealer_assist.services.live_table import LiveTable, Refused
+from dealer_assist.web import pages
+from dealer_assist.web.auth import (
+    LOGIN_COOKIE,
+    SESSION_COOKIE,
+    LoginFailed,
+    Session,
+    check_csrf,
+    current_session,
+    require,
+    safe_next,
+)
+from dealer_assist.web.stream import sse
+
+router = APIRouter()
+#: The session a route needs: `page` routes send a visitor with no session to the login form.
+SupervisorPage = Annotated[Session, Depends(require("supervisor", page=True))]
+Supervisor = Annotated[Session, Depends(require("supervisor"))]
+ReaderPage = Annotated[Session, Depends(require("supervisor", "regulator", page=True))]
+Reader = Annotated[Session, Depends(require("supervisor", "regulator"))]
+DealerPage = Annotated[Session, Depends(require("dealer", "supervisor", page=True))]
+Dealer = Annotated[Session, Depends(require("dealer", "supervisor"))]
+AnyUser = Annotated[Session, Depends(require("dealer", "supervisor", "regulator"))]
+
+
+def _table(request: Request) -> LiveTable:
+    table: LiveTable = request.app.state.table
+    return table
+
+
+def _secure(request: Request) -> bool:
+    return bool(request.app.state.settings.secure_cookies)
+
+
+# ---- login --------------------------------------------------------------------------------
+
+def _login_form(request: Request, next_path: str, error: str | None = None, name: str = "",
+                status: int = 200) -> HTMLResponse:
+    token = secrets.token_urlsafe(24)
+    response = HTMLResponse(pages.login_page(next_path, token, error, name), status_code=status)
+    response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict",
+                        secure=_secure(request), path="/login", max_age=3600)
+    return response
+
+
+@router.get("/login")
+def login_form(request: Request, next: str = "") -> Response:
+    session = current_session(request)
+    if session is not None:
+        return RedirectResponse(safe_next(next, session.account.role), status_code=303)
+    return _login_form(request, next)
+
+
+@router.post("/login")
+def login(request: Request, name: str = Form(""), password: str = Form(""),
+          csrf: str = Form(""), next: str = Form("")) -> Response:
+    check_csrf(request.cookies.get(LOGIN_COOKIE), csrf)
+    try:
+        account = request.app.state.accounts.login(name.strip(), password)
+    except LoginFailed as e:
+        return _login_form(request, next, str(e), name, status=401)
+    session = request.app.state.sessions.create(account)
+    response = RedirectResponse(safe_next(next, account.role), status_code=303)
+    response.set_cookie(SESSION_COOKIE, session.token, httponly=True, samesite="strict",
+                        secure=_secure(request), path="/",
+                        max_age=int(request.app.state.sessions.ttl_s))
+    response.delete_cookie(LOGIN_COOKIE, path="/login")
+    return response
+
+
+@router.post("/logout")
+def logout(request: Request, session: AnyUser, csrf: str = Form("")) -> Response:
+    check_csrf(session.csrf, csrf)
+    request.app.state.sessions.drop(session.token)
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+# ---- the review console -------------------------------------------------------------------
+
+@router.get("/supervisor")
+def console_page(request: Request, session: SupervisorPage, decided: str = "") -> HTMLResponse:
+    table = _table(request)
+    message = f"Decision recorded for game {decided}." if decided.isdigit() else None
+    html = pages.console_page(session.account, session.csrf, table.review_queue(),
+                              table.side_bet_alerts(), table.public()["links"],
+                              dict(table.link_problems), table.shoes(), message)
+    return HTMLResponse(html)
+
+
+@router.get("/supervisor/queue")
+def queue_fragment(request: Request, session: SupervisorPage) -> HTMLResponse:
+    """The queue's HTML alone: the console's script swaps it in when the queue changes."""
+    items = _table(request).review_queue()
+    return HTMLResponse(pages.queue_fragment(items, session.csrf),
+                        headers={"X-Queue-Count": str(len(items))})
+
+
+@router.get("/supervisor/stream")
+async def review_stream(request: Request, session: Supervisor) -> Response:
+    """Server-sent events (`review`): a key that changes whenever the queue or alerts change."""
+    update = await run_in_threadpool(_table(request).update)
+    first = sse("review", update.seq, {"key": update.review_key,
+                                       "pending": update.pending_reviews, "alerts": update.alerts})
+    return StreamingResponse(request.app.state.hub.stream("review", first),
+                             media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+@router.get("/supervisor/review")
+def review_page(request: Request, session: SupervisorPage, game: int,
+                shoe: str = "") -> HTMLResponse:
+    item = _table(request).review(shoe or None, game)
+    if item is None:
+        return HTMLResponse(pages.message_page("No such game", f"No game {game} in shoe {shoe}.",
+                                               session.account, session.csrf), status_code=404)
+    body = pages.review_block(item, session.csrf)
+    return HTMLResponse(pages.page(f"Game {game}", body, session.account, session.csrf))
+
+
+def _hand(form: dict[str, str], seven_up: bool) -> tuple[list[str], list[str]]:
+    """Player's and Banker's cards from the position fields, refusing a gap."""
+    hands: dict[str, list[str]] = {}
+    for side, name in (("P", "Player"), ("B", "Banker")):
+        first = 2 if side == "P" and seven_up else 1
+        codes = [form.get(f"{side}{n}", "").strip().upper() for n in range(first, 4)]
+        for n, (before, after) in enumerate(zip(codes, codes[1:], strict=False), first):
+            if after and not before:
+                raise Refused(f"{name}: {side}{n + 1} is given but {side}{n} is empty")
+        hands[side] = [c for c in codes if c]
+    return hands["P"], hands["B"]
+
+
+@router.post("/supervisor/decide")
+def decide(request: Request, session: Supervisor, csrf: str = Form(""), shoe: str = Form(""),
+           game: str = Form(""), action: str = Form(""), reason: str = Form(""), P1: str = Form(""),
+           P2: str = Form(""), P3: str = Form(""), B1: str = Form(""), B2: str = Form(""),
+           B3: str = Form("")) -> Response:
+    check_csrf(session.csrf, csrf)
+    table = _table(request)
+    if not game.isdigit():
+        return HTMLResponse(pages.message_page("Bad request", f"game {game!r} is not a number",
+                                               session.account, session.csrf), status_code=400)
+    number = int(game)
+    cards = {"P1": P1, "P2": P2, "P3": P3, "B1": B1, "B2": B2, "B3": B3}
+    item = table.review(shoe or None, number)
+    try:
+        player, banker = ([], []) if action != "correct" or item is None else _hand(
+            cards, bool(item["seven_up"]))
+        table.decide(session.account.name, number, action, reason, shoe_id=shoe or None,
+                     player=player, banker=banker)
+    except Refused as e:
+        item = table.review(shoe or None, number)
+        if item is None:
+            return HTMLResponse(pages.message_page("Decision refused", str(e), session.account,
+                                                   session.csrf), status_code=400)
+        body = pages.review_block(item, session.csrf, error=f"Not recorded: {e}", reason=reason)
+        return HTMLResponse(pages.page(f"Game {number}", body, session.account, session.csrf),
+                            status_code=400)
+    return RedirectResponse(f"/supervisor?decided={number}", status_code=303)
+
+
+@router.get("/supervisor/history")
+def history(request: Request, session: ReaderPage, shoe: str = "",
+            flag: str = "") -> HTMLResponse:
+    table = _table(request)
+    rows = table.history(shoe or None, flag or None)
+    shoe_ids = [s["shoe_id"] for s in table.shoes()]
+    html = pages.history_page(session.account, session.csrf, rows, shoe_ids, sorted(SEVERITY),
+                              shoe or None, flag or None)
+    return HTMLResponse(html)
+
+
+@router.get("/api/review-queue")
+def review_queue_json(request: Request, session: Supervisor) -> JSONResponse:
+    return JSONResponse(_table(request).review_queue())
+
+
+@router.get("/api/history")
+def history_json(request: Request, session: Reader, shoe: str = "",
+                 flag: str = "") -> JSONResponse:
+    rows: list[dict[str, Any]] = _table(request).history(shoe or None, flag or None)
+    return JSONResponse(rows)
+
+
+# ---- the dealer ---------------------------------------------------------------------------
+
+@router.get("/dealer")
+def dealer_page(request: Request, session: DealerPage, done: str = "") -> HTMLResponse:
+    message = "Recorded: the cards are open." if done else None
+    return HTMLResponse(pages.dealer_page(session.account, session.csrf, _table(request).public(),
+                                          message))
+
+
+@router.post("/dealer/reveal")
+def reveal(request: Request, session: Dealer, csrf: str = Form(""),
+           side: str = Form("all")) -> Response:
+    check_csrf(session.csrf, csrf)
+    if side not in ("all", "player", "banker"):
+        return HTMLResponse(pages.message_page("Bad request", f"side {side!r}: all, player or "
+                                               "banker", session.account, session.csrf), 400)
+    _table(request).reveal(None if side == "all" else side, src="dealer")
+    return RedirectResponse("/dealer?done=1", status_code=303)
