@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
+from fastapi import APIRouter
 
 from dealer_assist.analysis.paytable_check import (
     PayTableRefused,
@@ -36,14 +37,18 @@ from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.rules import POSITIONS
 from dealer_assist.domain.table import BETWEEN, BURN, TableMachine
+from dealer_assist.export.keys import signing_key_from_environment
+from dealer_assist.export.views import TableRecords
 from dealer_assist.services.live_table import LiveTable, Refused
 from dealer_assist.services.shoe_deal import DealError, deal_shoe
 from dealer_assist.settings import ConfigError, load_paytables
+from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.sqlite_log import SqliteEventLog
 from dealer_assist.store.users import LoginRefused, UserStore
 from dealer_assist.table_config import TableConfig
 from dealer_assist.web.app import WebSettings, create_app
-from dealer_assist.web.auth import Account, LoginFailed
+from dealer_assist.web.auth import Account, LoginFailed, require
+from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router
 from hardware.shoe.adapters import gap_event
 from hardware.shoe.adapters.reference import message_for
 from hardware.shoe.emulator import ShoeEmulator, Step
@@ -301,7 +306,8 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
         live = LiveTable(log, table_id=config.table_id, house=config.house, paytables=paytables,
                          watchers=watchers)
         app = create_app(live, UserAccounts(users), WebSettings(
-            secure_cookies=config.web.secure_cookies, session_minutes=config.web.session_minutes))
+            secure_cookies=config.web.secure_cookies, session_minutes=config.web.session_minutes),
+            routers=[regulator_pages(config, paytables)])
         table = Table(config, log, users, live, app, paytable_report=report, _closers=closers)
         url = config.shoe.url
         if config.shoe.emulated:
@@ -323,6 +329,14 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
             close()
         raise
     return table
+
+
+def regulator_pages(config: TableConfig, paytables: dict[str, PayTable]) -> APIRouter:
+    """The regulator's pages over this table's log (exports signed with the key named by
+    DEALER_ASSIST_SIGNING_KEY; without it the pages work and downloads say what is missing)."""
+    records = TableRecords({config.table_id: SqliteLogSource(config.database)}, paytables,
+                           signing_key_from_environment)
+    return regulator_router(records, require(*REGULATOR_ROLES, page=True))
 
 
 # ---- the web server -----------------------------------------------------------------------

@@ -26,7 +26,7 @@ from fastapi import Request
 
 SESSION_COOKIE = "da_session"
 LOGIN_COOKIE = "da_login"
-ROLE_HOME = {"supervisor": "/supervisor", "dealer": "/dealer", "regulator": "/supervisor/history"}
+ROLE_HOME = {"supervisor": "/supervisor", "dealer": "/dealer", "regulator": "/regulator"}
 
 
 @dataclass(frozen=True)

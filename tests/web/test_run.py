@@ -115,6 +115,8 @@ def test_run_prints_the_address_serves_a_live_table_and_stops_on_ctrl_c(tmp_path
             time.sleep(0.2)
         assert view["shoe"]["id"].startswith("T5-")
         assert httpx.get(url + "supervisor", timeout=5).status_code == 303
+        regulator = httpx.get(url + "regulator", timeout=5)  # wired in, and behind a login
+        assert regulator.status_code == 303 and "login" in regulator.headers["location"]
         with httpx.stream("GET", url + "events", timeout=5) as stream:  # a display stays open
             service.send_signal(signal.SIGINT)
             assert service.wait(15) == 0
