@@ -7,7 +7,7 @@ what is wrong; `event.as_dict()` gives the trace form back. Product-specific typ
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, ClassVar, NamedTuple, cast
 
 from dealer_assist.domain.cards import CardError, parse_card
@@ -17,6 +17,15 @@ from dealer_assist.domain.rules import ZONES
 
 class TraceError(ValueError):
     """An event that breaks the trace contract."""
+
+
+def trace_time(moment: datetime) -> str:
+    """`moment` as the trace writes times: ISO 8601 UTC with milliseconds and a Z
+    (`2026-11-29T10:15:02.417Z`). A time without a time zone is refused."""
+    if moment.utcoffset() is None:
+        raise ValueError("a time stamp needs a time zone")
+    utc = moment.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
 class Event:

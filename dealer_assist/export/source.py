@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import NamedTuple, Protocol
 
+from dealer_assist.domain.events import trace_time
+
 GENESIS = "0" * 64
 
 
@@ -133,10 +135,8 @@ def day_range(day: date) -> tuple[datetime, datetime]:
     return start, start + timedelta(days=1)
 
 
-def stamp(moment: datetime) -> str:
-    """`moment` as the log writes times: ISO 8601 UTC with milliseconds and a Z."""
-    utc = moment.astimezone(UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+#: `moment` as the log writes times (ISO 8601 UTC, milliseconds, Z).
+stamp = trace_time
 
 
 def ms_stamp(ts: str | None) -> str:

@@ -33,7 +33,14 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from dealer_assist.domain.cards import CARD_VALUE, CardError, parse_card
-from dealer_assist.domain.events import DECISION_ACTIONS, Event, Noted, TraceError, parse_event
+from dealer_assist.domain.events import (
+    DECISION_ACTIONS,
+    Event,
+    Noted,
+    TraceError,
+    parse_event,
+    trace_time,
+)
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.rules import SEVEN_UP_FIXED_VALUE, next_position
@@ -81,8 +88,7 @@ Listener = Callable[[Update], None]
 
 def utc_stamp(moment: datetime | None = None) -> str:
     """A trace timestamp (UTC, milliseconds, Z)."""
-    now = (moment or datetime.now(UTC)).astimezone(UTC)
-    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+    return trace_time(moment or datetime.now(UTC))
 
 
 def check_hand(player: Sequence[str], banker: Sequence[str], seven_up: bool) -> None:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from dealer_assist.domain.events import trace_time
+
 GENESIS = "0" * 64
 REQUIRED_FIELDS = ("ts", "src", "type")
 
@@ -130,12 +132,8 @@ def _check_ts(ts: str) -> None:
         raise InvalidEvent(f"field 'ts' must be UTC (end in Z): {ts!r}")
 
 
-def utc_stamp(moment: datetime) -> str:
-    """`moment` as the trace writes times: ISO 8601 UTC with milliseconds and a Z."""
-    if moment.utcoffset() is None:
-        raise ValueError("a time stamp needs a time zone")
-    utc = moment.astimezone(UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+#: `moment` as the trace writes times (ISO 8601 UTC, milliseconds, Z).
+utc_stamp = trace_time
 
 
 def utc_now() -> datetime:
