@@ -32,7 +32,7 @@ from hardware.camera.synth.decks import (  # noqa: E402
     load_faces,
     missing_card_art,
 )
-from hardware.camera.synth.generic import MIN_MARGIN, generic_deck  # noqa: E402
+from hardware.camera.synth.generic import GENERIC, generic_deck  # noqa: E402
 from hardware.camera.synth.scene import Frame, frames  # noqa: E402
 
 TARGETS = "targets (held out): enrolled found >= 99.5%, right >= 99.5%, no face-down as a card; "
@@ -81,7 +81,7 @@ def main() -> int:
         return 0
     cv2.setNumThreads(1)
     names = args.designs.split(",") if args.designs else list(DESIGNS)
-    generic = Recognizer(generic_deck(progress=True), min_margin=MIN_MARGIN)
+    generic = Recognizer(generic_deck(progress=True), **GENERIC)
     tallies: dict[tuple[str, str], Counter] = {}
     times: list[float] = []
     for i, name in enumerate(names):

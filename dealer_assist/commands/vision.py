@@ -96,9 +96,9 @@ def register(subparsers: Any) -> None:
 def _recognizer(path: Path | None) -> Recognizer:
     if path is not None:
         return Recognizer(_deck(path))
-    from hardware.camera.synth.generic import MIN_MARGIN
+    from hardware.camera.synth.generic import GENERIC
 
-    return Recognizer(_deck(None), min_margin=MIN_MARGIN)
+    return Recognizer(_deck(None), **GENERIC)
 
 
 def _deck(path: Path | None) -> DeckModel:

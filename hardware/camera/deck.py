@@ -9,19 +9,22 @@ best, after dropping the cells that agree least (where a hand or chips lie).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from hardware.camera.index import IndexModel, face_pictures
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 CODES = tuple(r + s for s in SUITS for r in RANKS)
 CANON = (60, 84)  # width, height of the upright card picture that is compared
 GRID = (3, 4)  # cells across and down
-_INSET = 0.02
-FORMAT = 2  # bump when the cells change: deck files of another format are refused  # share of the card trimmed at each edge before comparing
+_INSET = 0.02  # share of the card trimmed at each edge before comparing
+FORMAT = 3  # bump when the cells change: deck files of another format are refused
+WARP = (round(CANON[0] * 2.08), round(CANON[1] * 2.08))  # a card warped upright from a frame
 
 
 class DeckError(ValueError):
@@ -118,18 +121,26 @@ class DeckModel:
     cells: np.ndarray  # (n, cells, dims) float32
     backs: np.ndarray  # (m, cells, dims) float32: enrolled card backs, may be empty
     greys: np.ndarray  # (n, CANON height, CANON width) uint8: each face, for alignment
+    index: IndexModel = field(default_factory=IndexModel.empty)  # corner index glyphs
 
     @classmethod
     def from_faces(cls, name: str, faces: dict[str, np.ndarray]) -> DeckModel:
         missing = [c for c in CODES if c not in faces]
         if missing:
             raise DeckError(f"deck {name!r} lacks {len(missing)} faces: {', '.join(missing)}")
-        planes = [fine_planes(on_grey(upright(faces[c]))) for c in CODES]
+        flat = {c: on_grey(upright(faces[c])) for c in CODES}
+        planes = [fine_planes(flat[c]) for c in CODES]
+        index = IndexModel.from_pictures({c: face_pictures(flat[c], WARP) for c in CODES})
         cells = np.stack([plane_features(p) for p in planes])
         greys = np.stack([cv2.resize(p[0], CANON, interpolation=cv2.INTER_AREA) for p in planes])
         backs = [features(on_grey(upright(faces["back"])))] if "back" in faces else []
         back_arr = np.stack(backs) if backs else np.zeros((0, *cells.shape[1:]), np.float32)
-        return cls(name, list(CODES), cells, back_arr, np.clip(greys, 0, 255).astype(np.uint8))
+        return cls(name, list(CODES), cells, back_arr, np.clip(greys, 0, 255).astype(np.uint8),
+                   index)
+
+    def code_index(self) -> np.ndarray:
+        """Where each template's code stands in CODES."""
+        return np.array([CODES.index(c) for c in self.codes], int)
 
     @classmethod
     def merge(cls, name: str, decks: list[DeckModel]) -> DeckModel:
@@ -139,14 +150,19 @@ class DeckModel:
             np.concatenate([d.cells for d in decks]),
             np.concatenate([d.backs for d in decks]),
             np.concatenate([d.greys for d in decks]),
+            IndexModel.merge([d.index for d in decks]),
         )
 
     def save(self, path: Path) -> None:
         meta = json.dumps({"name": self.name, "codes": self.codes, "canon": CANON, "grid": GRID,
                            "format": FORMAT})
+        arrays: dict[str, np.ndarray] = {
+            "meta": np.array(meta), "cells": self.cells.astype(np.float16),
+            "backs": self.backs.astype(np.float16), "greys": self.greys,
+            **{f"index_{k}": v for k, v in self.index.arrays().items()},
+        }
         with open(path, "wb") as handle:
-            np.savez_compressed(handle, meta=np.array(meta), cells=self.cells.astype(np.float16),
-                                backs=self.backs.astype(np.float16), greys=self.greys)
+            np.savez_compressed(handle, **arrays)  # type: ignore[arg-type]
 
     @classmethod
     def load(cls, path: Path) -> DeckModel:
@@ -156,12 +172,14 @@ class DeckModel:
                 cells = data["cells"].astype(np.float32)
                 backs = data["backs"].astype(np.float32)
                 greys = data["greys"]
+                index = IndexModel.from_arrays({k[6:]: data[k] for k in data.files
+                                                if k.startswith("index_")})
         except (OSError, ValueError, KeyError, json.JSONDecodeError) as err:
             raise DeckError(f"{path}: not a deck file made by `vision enroll` ({err})") from err
         if (tuple(meta.get("canon", ())) != CANON or tuple(meta.get("grid", ())) != GRID
                 or meta.get("format") != FORMAT):
             raise DeckError(f"{path}: made by another version of the recognizer; enrol again")
-        return cls(meta["name"], list(meta["codes"]), cells, backs, greys)
+        return cls(meta["name"], list(meta["codes"]), cells, backs, greys, index)
 
 
 def enrol_folder(folder: Path, name: str | None = None) -> DeckModel:

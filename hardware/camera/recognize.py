@@ -12,10 +12,18 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from hardware.camera.deck import CANON, CORNER_CELLS, DeckModel, fine_planes, plane_features
+from hardware.camera.deck import (
+    CANON,
+    CODES,
+    CORNER_CELLS,
+    WARP,
+    DeckModel,
+    fine_planes,
+    plane_features,
+)
 from hardware.camera.detect import find_cards
 
-_WARP = (round(CANON[0] * 2.08), round(CANON[1] * 2.08))
+_WARP = WARP
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,7 @@ class Reading:
     margin: float  # how much the best face beats the best face of another card
     back: float  # agreement with an enrolled back (0 when none is enrolled)
     flipped: bool  # the card lies upside down relative to the quad's order
+    per_code: np.ndarray  # (52,) agreement with the best face of each code, in CODES order
 
 
 def _scores(deck: DeckModel, both: np.ndarray) -> np.ndarray:
@@ -129,39 +138,86 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
                                plane_features(chosen)[None].transpose(1, 2, 0))
         back = float(_agreement(back_cells.transpose(2, 1, 0)).max())
     top = float(row[best])
-    return Reading(code, top, top - float(max(others)), back, bool(flipped))
+    per_code = np.full(len(CODES), -1.0)
+    np.maximum.at(per_code, deck.code_index(), row)
+    return Reading(code, top, top - float(max(others)), back, bool(flipped), per_code)
+
+
+def index_terms(deck: DeckModel, picture: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What the corner indices say of each code, as rank and suit terms (52,) each, in CODES
+    order (suit-major); zero where the index shows nothing."""
+    ranks, suits = deck.index.corner_scores(picture)
+    rank = ranks.max(axis=0) if len(ranks) else np.zeros(13)
+    seen = suits[~np.isnan(suits[:, 0])] if len(suits) else suits
+    suit = seen.max(axis=0) if len(seen) else np.zeros(4)
+    return np.tile(rank, 4), np.repeat(suit, 13)
 
 
 @dataclass
 class Recognizer:
-    """Frame in, sightings out. `min_score`: below it a card looks like no face (face down);
-    `min_margin`: below it the reading is "unsure"."""
+    """Frame in, sightings out.
+
+    Each code's score is its whole-card agreement plus what the corner index says of its
+    rank and suit (`rank_weight`, `suit_weight`). `min_score`: below it a card looks like
+    no face (face down); `min_margin`: below this lead of the best code over the next the
+    reading is "unsure". `confidence` is the share of reads with such a lead that were right
+    on the tuning designs (`calibration`: lead in units of `min_margin` -> share right).
+    Defaults are tuned for an enrolled deck; `synth.generic.GENERIC` holds those for the
+    built-in model.
+    """
 
     deck: DeckModel
     min_score: float = 0.3
     min_margin: float = 0.02
+    rank_weight: float = 0.5
+    suit_weight: float = 2.0
+    index_cap: float = 0.1
+    index_face_up: float = 0.7  # a clear index makes a card face up even unlike every face
+    calibration: tuple[tuple[float, ...], tuple[float, ...]] = (
+        (0.0, 0.5, 1.0, 2.0, 5.0, 10.0), (0.3, 0.7, 0.9, 0.95, 0.98, 0.995))
 
-    def __call__(self, frame: np.ndarray) -> list[Sighting]:
+    def examine(self, frame: np.ndarray) -> list[tuple[np.ndarray, Reading, np.ndarray, float]]:
+        """Every card-shaped thing: its quad, the whole-card reading, the fused scores and how
+        clearly a corner index shows (the weaker of the best rank and suit agreements)."""
         if frame.ndim != 3 or frame.shape[2] != 3:
             raise ValueError(f"expected a BGR colour frame, got an array of shape {frame.shape}")
         out = []
         for candidate in find_cards(frame):
-            quad, reading = candidate.quad, read_card(self.deck, warp_card(frame, candidate.quad))
+            quad = candidate.quad
+            picture = warp_card(frame, quad)
+            reading = read_card(self.deck, picture)
             if reading.score < 0.6 or reading.margin < 2 * self.min_margin:
-                other = read_card(self.deck, warp_card(frame, candidate.coarse))
+                other_picture = warp_card(frame, candidate.coarse)
+                other = read_card(self.deck, other_picture)
                 if other.score > reading.score:  # the edges were misread: the mask's quad fits
-                    quad, reading = candidate.coarse, other
+                    quad, reading, picture = candidate.coarse, other, other_picture
+            rank, suit = index_terms(self.deck, picture)
+            cap = self.index_cap
+            fused = (reading.per_code
+                     + np.maximum(self.rank_weight * (rank - rank.max()), -cap)
+                     + np.maximum(self.suit_weight * (suit - suit.max()), -cap))
+            clear = float(min(rank.max(), suit.max()))
+            out.append((quad, reading, fused, clear))
+        return out
+
+    def __call__(self, frame: np.ndarray) -> list[Sighting]:
+        out = []
+        for quad, reading, fused, clear in self.examine(frame):
             if reading.flipped:
                 quad = np.roll(quad, 2, axis=0)
             center = (float(quad[:, 0].mean()), float(quad[:, 1].mean()))
             corners = tuple((float(x), float(y)) for x, y in quad)
-            if reading.back > reading.score or reading.score < self.min_score:
+            looks_unlike = reading.score < self.min_score and clear < self.index_face_up
+            if reading.back > reading.score or looks_unlike:
                 confidence = float(np.clip(1.0 - reading.score, 0.0, 1.0))
                 out.append(Sighting(None, "down", center, corners, confidence))
-            elif reading.margin < self.min_margin:
-                confidence = float(np.clip(reading.margin / (2 * self.min_margin), 0.0, 1.0))
+                continue
+            order = np.argsort(fused)
+            lead = float(fused[order[-1]] - fused[order[-2]])
+            knots, right = self.calibration
+            confidence = float(np.interp(lead / self.min_margin, knots, right))
+            if lead < self.min_margin:
                 out.append(Sighting(None, "unsure", center, corners, confidence))
             else:
-                confidence = float(np.clip(0.5 + reading.margin / (4 * self.min_margin), 0, 1))
-                out.append(Sighting(reading.code, "up", center, corners, confidence))
+                out.append(Sighting(CODES[int(order[-1])], "up", center, corners, confidence))
         return out

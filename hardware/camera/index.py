@@ -1,0 +1,212 @@
+"""Read a card's corner index: the rank glyph and the suit pip printed in its corners.
+
+Every design prints the index in similar fonts, so shapes learnt from some designs carry
+over to others far better than whole-card looks do. On an upright card picture the index is
+looked for in the two top corners, and again with the picture turned half round (a hand
+may cover one corner; some designs print the index top-right). In each corner the ink
+(darker than the card's white) is cut into blobs; the topmost glyph-sized blob (two of them
+side by side for a 10) is the rank and the blob under it the suit pip. Each is cropped,
+scaled to a fixed size (so size and position do not matter) and compared with templates:
+the enrolled deck's own index glyphs, or those of all tuning designs for unknown decks.
+Red or black ink decides half the suit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+RANK_SIZE = (12, 18)  # width, height of a normalised rank glyph
+SUIT_SIZE = (14, 14)
+_REGION = (0.27, 0.36)  # share of the card's width and height searched in each corner
+INK = 0.55
+_RED_SUITS = np.array([s in "HD" for s in SUITS])
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    """One corner's index: normalised rank and suit pictures, and how red the ink is."""
+
+    rank: np.ndarray  # (RANK_SIZE product,) float32, zero mean, unit norm
+    rank_aspect: float  # width / height of the rank blob(s)
+    suit: np.ndarray | None  # (SUIT_SIZE product,) or None when no pip was found
+    redness: float  # about 0 for black ink, 0.3 and more for red
+
+
+def _normalised(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    small = np.asarray(cv2.GaussianBlur(
+        cv2.resize(patch, size, interpolation=cv2.INTER_AREA).astype(np.float32), (3, 3), 0.6))
+    flat = small.reshape(-1) - small.mean()
+    return (flat / (np.linalg.norm(flat) + 1e-6)).astype(np.float32)
+
+
+def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs | None:
+    """The index in one corner region (BGR, upright; the card's corner at its top-left when
+    `left`, else at its top-right), or None when none is seen there."""
+    low = region.min(axis=2).astype(np.float32)
+    rh, rw = low.shape
+    inner = low[rh // 12 :, rw // 10 :] if left else low[rh // 12 :, : rw - rw // 10]
+    paper = float(np.percentile(inner, 85))
+    ink_level = float(np.percentile(inner, 2))
+    if paper - ink_level < 45 or paper < 110:
+        return None
+    ink = np.clip((paper - low) / (paper - ink_level), 0.0, 1.0)
+    # thin strokes blur lighter than a solid pip: threshold against the darkest ink nearby
+    size = max(3, round(0.05 * card_h)) | 1
+    near = cv2.dilate(ink, np.ones((size, size), np.uint8))
+    mask = ((ink > INK * np.maximum(near, 0.3)) & (ink > 0.15)).astype(np.uint8)
+    # An index may touch the card's edge once blurred: cut it from the felt beyond the edge
+    # and from the felt in the card's rounded corner.
+    strip = max(1, round(0.015 * card_w))
+    mask[:strip] = 0
+    if not left:
+        mask = mask[:, ::-1]
+    mask[:, :strip] = 0
+    yy, xx = np.mgrid[0:rh, 0:rw]
+    mask[xx + yy < 0.1 * card_w] = 0
+    if not left:
+        mask = np.ascontiguousarray(mask[:, ::-1])
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    blobs = []
+    for i in range(1, count):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        inner_side = x + w >= rw if left else x == 0
+        if inner_side or y + h >= rh or area < 6:
+            continue  # crosses the cut: a picture or a big pip
+        blobs.append((x, y, w, h, i))
+    lo_h, hi_h = 0.045 * card_h, 0.17 * card_h
+    ranks = sorted((b for b in blobs if lo_h <= b[3] <= hi_h and b[2] <= 0.2 * card_w),
+                   key=lambda b: b[1])
+    if not ranks:
+        return None
+    x, y, w, h, i = ranks[0]
+    parts = [i]
+    for bx, by, bw, bh, j in blobs:  # the other digit of a 10, or a glyph cut in two
+        if j == i or bh < 0.5 * h:
+            continue
+        overlap = min(y + h, by + bh) - max(y, by)
+        gap = max(bx - (x + w), x - (bx + bw))
+        if overlap > 0.6 * min(h, bh) and gap < 0.45 * h:
+            parts.append(j)
+            x0, y0 = min(x, bx), min(y, by)
+            x, y, w, h = x0, y0, max(x + w, bx + bw) - x0, max(y + h, by + bh) - y0
+    if w > 1.3 * h:
+        return None
+    keep = np.isin(labels, parts)
+    rank_patch = np.where(keep, ink, 0.0)[y : y + h, x : x + w]
+    bottom, centre = y + h, x + w / 2
+    suit = None
+    suit_pixels = keep
+    below = [b for b in blobs if b[4] not in parts and b[1] >= bottom - 2
+             and 0.03 * card_h <= b[3] <= 0.14 * card_h and abs(b[0] + b[2] / 2 - centre) < 0.8 * h
+             and b[1] - bottom < 0.6 * h]
+    if below:
+        sx, sy, sw, sh, k = min(below, key=lambda b: b[1])
+        pip = labels == k
+        suit = _normalised(np.where(pip, ink, 0.0)[sy : sy + sh, sx : sx + sw], SUIT_SIZE)
+        suit_pixels = keep | pip
+    b, g, r = (region[:, :, c][suit_pixels & (ink > 0.6)].astype(np.float32) for c in range(3))
+    redness = float(np.mean((r - np.maximum(g, b)) / (r + 30.0))) if len(r) else 0.0
+    return Glyphs(_normalised(rank_patch, RANK_SIZE), w / h, suit, redness)
+
+
+def corner_glyphs(picture: np.ndarray) -> list[Glyphs]:
+    """The indices found in the top corners of an upright card picture and of its half turn."""
+    h, w = picture.shape[:2]
+    rw, rh = round(_REGION[0] * w), round(_REGION[1] * h)
+    out = []
+    for pic in (picture, picture[::-1, ::-1]):
+        for left, region in ((True, pic[:rh, :rw]), (False, pic[:rh, w - rw :])):
+            found = _corner(np.ascontiguousarray(region), h, w, left)
+            if found is not None:
+                out.append(found)
+    return out
+
+
+@dataclass
+class IndexModel:
+    """Index glyph templates: `ranks[i]` is a rank glyph of rank `rank_of[i]` (0..12)."""
+
+    ranks: np.ndarray  # (n, RANK_SIZE product) float32
+    rank_aspects: np.ndarray  # (n,)
+    rank_of: np.ndarray  # (n,) int
+    suits: np.ndarray  # (m, SUIT_SIZE product) float32
+    suit_of: np.ndarray  # (m,) int
+
+    @classmethod
+    def empty(cls) -> IndexModel:
+        return cls(np.zeros((0, RANK_SIZE[0] * RANK_SIZE[1]), np.float32), np.zeros(0),
+                   np.zeros(0, int), np.zeros((0, SUIT_SIZE[0] * SUIT_SIZE[1]), np.float32),
+                   np.zeros(0, int))
+
+    @classmethod
+    def from_pictures(cls, pictures: dict[str, list[np.ndarray]]) -> IndexModel:
+        """Templates from upright card pictures (as warped from a frame) keyed by code."""
+        ranks, aspects, rank_of, suits, suit_of = [], [], [], [], []
+        for code, pics in pictures.items():
+            for pic in pics:
+                for g in corner_glyphs(pic):
+                    ranks.append(g.rank)
+                    aspects.append(g.rank_aspect)
+                    rank_of.append(RANKS.index(code[0]))
+                    if g.suit is not None:
+                        suits.append(g.suit)
+                        suit_of.append(SUITS.index(code[1]))
+        if not ranks:
+            return cls.empty()
+        return cls(np.stack(ranks), np.array(aspects), np.array(rank_of),
+                   np.stack(suits) if suits else cls.empty().suits, np.array(suit_of, int))
+
+    _FIELDS = ("ranks", "rank_aspects", "rank_of", "suits", "suit_of")
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The templates as named arrays, to store beside a deck (half precision)."""
+        return {"ranks": self.ranks.astype(np.float16), "rank_aspects": self.rank_aspects,
+                "rank_of": self.rank_of, "suits": self.suits.astype(np.float16),
+                "suit_of": self.suit_of}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> IndexModel:
+        missing = [f for f in cls._FIELDS if f not in arrays]
+        if missing:
+            raise KeyError(f"index templates lack {', '.join(missing)}")
+        return cls(arrays["ranks"].astype(np.float32), arrays["rank_aspects"].astype(np.float64),
+                   arrays["rank_of"].astype(int), arrays["suits"].astype(np.float32),
+                   arrays["suit_of"].astype(int))
+
+    @classmethod
+    def merge(cls, models: list[IndexModel]) -> IndexModel:
+        return cls(*(np.concatenate([getattr(m, f) for m in models]) for f in cls._FIELDS))
+
+    def corner_scores(self, picture: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per corner showing an index: agreement with each rank (k, 13) and suit (k, 4),
+        about -1..1 (a suit row is NaN where no pip was found under the rank)."""
+        glyphs = corner_glyphs(picture)
+        ranks = np.full((len(glyphs), len(RANKS)), -1.0)
+        suits = np.full((len(glyphs), len(SUITS)), np.nan)
+        if not len(self.ranks):
+            return ranks[:0], suits[:0]
+        for k, g in enumerate(glyphs):
+            sims = self.ranks @ g.rank - 0.5 * np.abs(np.log(self.rank_aspects / g.rank_aspect))
+            np.maximum.at(ranks[k], self.rank_of, sims)
+            if g.suit is not None and len(self.suits):
+                suits[k] = -1.0
+                np.maximum.at(suits[k], self.suit_of, self.suits @ g.suit)
+                suits[k, (g.redness > 0.18) != _RED_SUITS] -= 0.5
+        return ranks, suits
+
+
+def face_pictures(face: np.ndarray, size: tuple[int, int]) -> list[np.ndarray]:
+    """A clean upright BGR face as the camera would show it once warped to `size`: seen at a
+    small and a large card height, slightly soft."""
+    out = []
+    for height in (130, 230):
+        scale = height / face.shape[0]
+        small = cv2.resize(face, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (0, 0), 0.7)
+        out.append(cv2.resize(small, size, interpolation=cv2.INTER_LINEAR))
+    return out
