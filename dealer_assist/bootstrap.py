@@ -3,7 +3,8 @@
     settings -> pay tables (checked: a bet the house loses on refuses to start)
              -> SqliteEventLog (one writer) and the users file
              -> LiveTable (rebuilt from the log) with the side-bet watcher
-             -> the shoe: its port by URL, or the built-in emulator on a pty
+             -> the shoe: its port by URL, or the built-in emulator on a pty (devices.py)
+             -> the overhead camera, when configured (devices.py)
              -> the web app -> uvicorn
 
 Nothing else in the package wires hardware in. `open_table` builds everything but the web
@@ -14,7 +15,6 @@ the foreground (`dealer-assist run`).
 from __future__ import annotations
 
 import logging
-import random
 import socket
 import threading
 import time
@@ -32,15 +32,14 @@ from dealer_assist.analysis.paytable_check import (
     format_paytable_report,
 )
 from dealer_assist.analysis.surveillance import SideBetWatcher
-from dealer_assist.domain.events import Event, parse_event
+from dealer_assist.devices import BuiltInShoe, CameraWatch, shoe_feed
+from dealer_assist.domain.events import Event
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
-from dealer_assist.domain.rules import POSITIONS
-from dealer_assist.domain.table import BETWEEN, BURN, TableMachine
+from dealer_assist.domain.table import TableMachine
 from dealer_assist.export.keys import signing_key_from_environment
 from dealer_assist.export.views import TableRecords
-from dealer_assist.services.live_table import LiveTable, Refused
-from dealer_assist.services.shoe_deal import DealError, deal_shoe
+from dealer_assist.services.live_table import LiveTable
 from dealer_assist.settings import ConfigError, load_paytables
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.sqlite_log import SqliteEventLog
@@ -49,20 +48,10 @@ from dealer_assist.table_config import TableConfig
 from dealer_assist.web.app import WebSettings, create_app
 from dealer_assist.web.auth import Account, LoginFailed, require
 from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router
-from hardware.shoe.adapters import gap_event
-from hardware.shoe.adapters.reference import message_for
-from hardware.shoe.emulator import ShoeEmulator, Step
-from hardware.shoe.link import Received, ShoeLink
-from hardware.shoe.protocol import Button
-from hardware.shoe.transport import PtyTransport
+from hardware.shoe.link import ShoeLink
 
 _log = logging.getLogger("dealer_assist")
 Say = Callable[[str], None]
-
-#: Pace of the built-in shoe at speed 1, in seconds before each kind of step.
-PACE = {"shuffle": 8.0, "burn": 1.2, "betting": 12.0, "card": 1.6, "squeeze": 3.0,
-        "between": 3.0, "cut": 1.0}
-
 
 class StartError(RuntimeError):
     """The service cannot start; the message says why and what to do."""
@@ -120,121 +109,6 @@ class SideBetGuard:
         return []
 
 
-# ---- the built-in shoe --------------------------------------------------------------------
-
-def emulator_script(events: list[dict[str, Any]]) -> list[Step]:
-    """What the built-in shoe sends for a dealt shoe, paced like a real table at speed 1.
-
-    The dealer presses REVEAL once the first cards of a game are out (the squeeze) and again
-    after each third card: with no camera, that is how the display learns the cards are open.
-    """
-    machine = TableMachine(record=True)
-    steps: list[Step] = []
-    at = 0.0
-    for obj in events:
-        kind, phase = obj["type"], machine.phase
-        if kind == "new_shoe":
-            pause = 0.0
-        elif kind == "bets_closed":
-            pause = PACE["betting"]
-        elif kind == "cut_card":
-            pause = PACE["cut"]
-        elif kind == "card":
-            pause = PACE["burn"] if phase == BURN else PACE["between"] if phase == BETWEEN \
-                else PACE["card"]
-        else:
-            pause = PACE["between"]
-        at += pause
-        message = message_for(obj, 0)
-        if message is not None:
-            steps.append(Step(at, message))
-        for happened in machine.apply(parse_event(obj)):
-            if happened.kind != "card_placed" or not isinstance(happened.data, tuple):
-                continue
-            shoe = machine.shoe
-            game = shoe.current if shoe else None
-            first_draw = 3 if shoe and shoe.house.variant == "7up" else 4
-            if happened.data[0] in POSITIONS and game is not None \
-                    and happened.game == game.number and len(game.cards) >= first_draw:
-                at += PACE["squeeze"]
-                steps.append(Step(at, Button(0, "REVEAL")))
-    return steps
-
-
-class BuiltInShoe:
-    """The shoe emulator on a pseudo-terminal, dealing shoe after shoe (no hardware needed)."""
-
-    def __init__(self, house: HouseRules, *, speed: float | None = 1.0, seed: int | None = None,
-                 mistakes: tuple[str, ...] = (), shoes: int | None = None,
-                 say: Say | None = None) -> None:
-        self.house = house
-        self.speed = speed
-        self.mistakes = mistakes
-        self.shoes = shoes
-        self.say = say or (lambda text: None)
-        self.rng = random.Random(seed)
-        self.transport = PtyTransport()
-        self.path = self.transport.open()
-        self.shoes_dealt = 0
-        self._stop = threading.Event()
-        self._emulator: ShoeEmulator | None = None
-        self._thread = threading.Thread(target=self._run, name="built-in shoe", daemon=True)
-
-    def start(self) -> BuiltInShoe:
-        self._thread.start()
-        return self
-
-    def _deal(self) -> list[dict[str, Any]]:
-        try:
-            return deal_shoe(self.rng, self.house, mistakes=self.mistakes)
-        except DealError:
-            return deal_shoe(self.rng, self.house)
-
-    def _run(self) -> None:
-        seq, first = 0, True
-        while not self._stop.is_set() and (self.shoes is None or self.shoes_dealt < self.shoes):
-            emulator = ShoeEmulator(self.transport, emulator_script(self._deal()),
-                                    speed=self.speed, first_seq=seq)
-            self._emulator = emulator
-            if self._stop.is_set():
-                break
-            last = self.shoes is not None and self.shoes_dealt + 1 >= self.shoes
-            pause = PACE["shuffle"] / self.speed if self.speed else 0.05
-            emulator.run(linger=None if last else pause, wait_reader=first)
-            seq, first = emulator.seq, False
-            self.shoes_dealt += 1
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._emulator is not None:
-            self._emulator.stop()
-        self._thread.join(3.0)
-        self.transport.close()
-
-
-def shoe_feed(table: LiveTable) -> Callable[[Received], None]:
-    """What the shoe link hands over, into the live table (on the link's reader thread)."""
-
-    def feed(item: Received) -> None:
-        data = item.data
-        try:
-            if item.kind == "link":
-                table.link_changed("shoe", data["status"], data["reason"], item.ts)
-            elif item.kind == "problem":
-                if data.get("error") == "gap":
-                    table.observe({"ts": item.ts, **gap_event(data)})
-                else:
-                    table.link_problem("shoe", str(data.get("error")))
-            else:
-                table.observe({"ts": item.ts, **data})
-        except Refused as e:
-            _log.warning("shoe: %s", e)
-        except Exception:  # the log could not take it: say so loudly, keep reading
-            _log.exception("shoe: an event could not be recorded: %s", data)
-
-    return feed
-
-
 # ---- the whole table ----------------------------------------------------------------------
 
 @dataclass
@@ -248,6 +122,7 @@ class Table:
     app: Any
     link: ShoeLink | None = None
     shoe: BuiltInShoe | None = None
+    camera: CameraWatch | None = None
     paytable_report: str = ""
     _closers: list[Callable[[], None]] = field(default_factory=list)
 
@@ -324,6 +199,13 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
                               on_receive=shoe_feed(live))
         closers.append(table.link.stop)
         table.link.start()
+        if config.camera.enabled:
+            try:
+                table.camera = CameraWatch(config.camera, live)
+            except Exception as e:  # an unreadable deck or zones file
+                raise StartError(f"camera: {e}") from None
+            closers.append(table.camera.stop)
+            table.camera.start()
     except BaseException:
         for close in reversed(closers):
             close()

@@ -8,7 +8,7 @@ Secrets never live here: the service needs none (passwords are argon2 hashes in 
     [table]    id, database, users, paytables
     [shoe]     url ("emulator" or a port URL), adapter, baudrate, heartbeat_timeout,
                emulator_speed, emulator_seed, emulator_mistakes
-    [camera]   enabled (must be false: the camera is not wired into the service yet), source
+    [camera]   enabled, source, deck, zones, confirm_frames, lose_frames
     [house]    the house procedure settings (HouseRules): decks, variant, burn_after_each_game...
     [web]      host, port, secure_cookies, session_minutes
     [surveillance]  side_bets, threshold, rearm
@@ -50,7 +50,15 @@ class ShoeConfig:
 @dataclass(frozen=True)
 class CameraConfig:
     enabled: bool = False
+    #: A device index ("0"), a stream URL (rtsp://, http://), a video file or a folder of frames.
     source: str = ""
+    #: The house's enrolled card design (`dealer-assist vision enroll`): required with a camera.
+    deck: Path | None = None
+    #: The layout calibration (`dealer-assist vision calibrate`).
+    zones: Path | None = None
+    #: Frames a sighting must persist before it counts, and a card must be gone before it is lost.
+    confirm_frames: int = 3
+    lose_frames: int = 5
 
 
 @dataclass(frozen=True)
@@ -154,6 +162,22 @@ def _shoe(r: _Reader) -> ShoeConfig:
     )
 
 
+def _camera(r: _Reader) -> CameraConfig:
+    enabled = r.flag("enabled", False)
+    confirm, lose = r.whole("confirm_frames", 3, 1, 100), r.whole("lose_frames", 5, 1, 1000)
+    zones = r.file("zones", "camera_zones.toml")
+    if not enabled:
+        return CameraConfig(False, r.text("source", ""), None, zones, confirm, lose)
+    source = r.text("source", "").strip()
+    if not source:
+        raise r._bad("source", "a device index, a stream URL, a video file or a folder", source)
+    deck = r.file("deck", "")  # required: the house's own cards, enrolled
+    for key, file in (("deck", deck), ("zones", zones)):
+        if not file.is_file():
+            raise ConfigError(f"{r.path}: camera.{key}: no such file {file}")
+    return CameraConfig(True, source, deck, zones, confirm, lose)
+
+
 def load_table_config(path: str | Path) -> TableConfig:
     """Read and check a table's configuration file; ConfigError says what and where."""
     path = Path(path)
@@ -165,11 +189,8 @@ def load_table_config(path: str | Path) -> TableConfig:
     if not TABLE_ID.fullmatch(table_id):
         raise table._bad("id", "letters, digits, '.', '_' or '-' (at most 32)", table_id)
     shoe = _shoe(_Reader(sections["shoe"], path, "shoe", set(ShoeConfig.__dataclass_fields__)))
-    cam = _Reader(sections["camera"], path, "camera", {"enabled", "source"})
-    camera = CameraConfig(cam.flag("enabled", False), cam.text("source", ""))
-    if camera.enabled:
-        raise ConfigError(f"{path}: camera.enabled = true: the overhead camera is not wired into "
-                          "the live service yet; set it to false (the dealer reveals the cards)")
+    camera = _camera(_Reader(sections["camera"], path, "camera",
+                             set(CameraConfig.__dataclass_fields__)))
     if not isinstance(sections["house"], dict):
         raise ConfigError(f"{path}: [house] must be a table of settings")
     house = house_rules(sections["house"], path)

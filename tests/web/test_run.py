@@ -72,7 +72,7 @@ def test_a_bad_config_names_the_file_and_the_key(tmp_path: Path, extra: str,
     ("house", "decks = 99", "decks must be a whole number from 1 to 16"),
     ("house", "shuffle = true", "unknown setting(s) shuffle"),
     ("web", "port = 70000", "web.port must be a whole number from 0 to 65535"),
-    ("camera", "enabled = true", "camera.enabled = true"),
+    ("camera", "enabled = true", "camera.source must be a device index"),
     ("table", "id = \"no spaces\"", "table.id"),
     ("shoe", "emulator_mistakes = [\"juggling\"]", "shoe.emulator_mistakes"),
 ])
