@@ -24,6 +24,7 @@ run: $(VENV)/.installed-run
 check: $(VENV)/.installed-test
 	$(BIN)/ruff check dealer_assist hardware tests benchmarks
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 test: check
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
