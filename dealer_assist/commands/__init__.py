@@ -7,8 +7,13 @@ the command's name, on standard error and exits with its status (2 unless said o
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
+
+#: Traces above this size show a progress bar while they are audited (on a terminal).
+PROGRESS_OVER = 16 << 20
 
 
 class CommandFailed(Exception):
@@ -27,8 +32,29 @@ def audit_trace(trace: str, paytables: Any = None) -> dict[str, Any]:
         if trace == "-":
             return audit_lines(sys.stdin.buffer, paytables)
         with open(trace, "rb") as f:
-            return audit_lines(f, paytables)
+            return audit_lines(_with_progress(f), paytables)
     except OSError as e:
         raise CommandFailed(f"cannot read {name}: {e.strerror}") from None
     except TraceLineError as e:
         raise CommandFailed(f"{name}, {e}") from None
+
+
+def _with_progress(f: IO[bytes]) -> Iterable[bytes]:
+    """The file's lines, with a progress bar on standard error for a big file on a terminal."""
+    size = os.fstat(f.fileno()).st_size
+    if size < PROGRESS_OVER or not sys.stderr.isatty():
+        return f
+    return _lines_with_bar(f, size)
+
+
+def _lines_with_bar(f: IO[bytes], size: int) -> Iterator[bytes]:
+    from tqdm import tqdm
+
+    with tqdm(total=size, unit="B", unit_scale=True, desc="auditing", file=sys.stderr) as bar:
+        done = 0
+        for n, line in enumerate(f, 1):
+            done += len(line)
+            if not n & 0xFFFF:
+                bar.update(done - bar.n)
+            yield line
+        bar.update(done - bar.n)

@@ -1,5 +1,6 @@
 """`dealer-assist audit` as other tools run it: a real process, files and standard input."""
 
+import io
 import json
 import subprocess
 import sys
@@ -68,3 +69,26 @@ def test_10_spelling_is_accepted_and_printed_as_T():
                              for i, c in enumerate(["2S", "10H", "KH"], 1))])
     r = audit("-", "--json", stdin=trace)
     assert json.loads(r.stdout)["shoes"][0]["burn"]["cards"] == ["2S", "TH", "KH"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_big_trace_shows_progress_on_a_terminal(monkeypatch, tmp_path):
+    import dealer_assist.commands as commands
+
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text((GOLDEN / "standard.jsonl").read_text())
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(commands, "PROGRESS_OVER", 0)
+    report = commands.audit_trace(str(trace))
+    assert len(report["shoes"][0]["games"]) == 6
+    assert "auditing" in terminal.getvalue() and "100%" in terminal.getvalue()
+    monkeypatch.setattr(commands, "PROGRESS_OVER", 1 << 40)
+    terminal.seek(0)
+    terminal.truncate()
+    commands.audit_trace(str(trace))
+    assert terminal.getvalue() == ""
