@@ -220,3 +220,13 @@ def test_data_gap():
     g = t.cards("TS", "KD", "2C").games()[0]
     assert codes(g["flags"]) == ["DATA_GAP"] and "2 frame(s)" in g["flags"][0]["detail"]
     assert g["review"] == "pending" and g["status"] == "complete"
+
+
+def test_cut_cards_during_the_burn():
+    s = Trace().new_shoe().burn("2S").cut("blue").burn("KS", "KH").game(*NAT).game(*NAT).shoe()
+    assert [g["last_game"] for g in s["games"]] == [True, False]
+    assert codes(s["games"][1]["flags"]) == ["DEAL_AFTER_LAST_GAME"]
+    s = Trace().new_shoe().burn("2S").cut("yellow").shoe()
+    assert s["status"] == "finished" and s["games"] == []
+    s = Trace().new_shoe().burn("2S").cut("yellow").burn("KS", "KH").game(*NAT).shoe()
+    assert codes(s["games"][0]["flags"]) == ["DEAL_AFTER_LAST_GAME"] and s["games"][0]["status"] == "void"
