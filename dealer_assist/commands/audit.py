@@ -68,6 +68,10 @@ def run(args: argparse.Namespace) -> int:
         raise CommandFailed(str(e)) from None
     report = audit_trace(args.trace, paytables)
     if args.json:
+        # stdout keeps to the contract exactly; what was ignored is said on stderr
+        for problem in report.pop("ignored", []):
+            print(f"dealer-assist audit: line {problem['line']}: {problem['problem']} (ignored)",
+                  file=sys.stderr)
         json.dump(report, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
     else:

@@ -61,8 +61,6 @@ def shoe_view(shoe: Shoe, paytables: dict[str, PayTable]) -> dict[str, Any]:
         "decks": house.decks,
         "variant": house.variant,
         "burn_after_each_game": house.burn_after_each_game,
-        "super7_window": house.super7_window,
-        "ace_burns": house.ace_burns,
         "status": shoe.status,
         "burn": {"cards": list(shoe.burn), "required": shoe.burn_required},
         "flags": [f.as_dict() for f in shoe.flags],

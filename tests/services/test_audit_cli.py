@@ -92,3 +92,13 @@ def test_a_big_trace_shows_progress_on_a_terminal(monkeypatch, tmp_path):
     terminal.truncate()
     commands.audit_trace(str(trace))
     assert terminal.getvalue() == ""
+
+
+def test_json_keeps_to_the_contract_and_says_what_it_ignored_on_stderr():
+    lines = [OK.replace('"new_shoe"', '"bets_closed"').replace(',"shoe_id":"S1"', ""), OK]
+    r = audit("-", "--json", stdin="\n".join(lines) + "\n")
+    assert r.returncode == 0 and set(json.loads(r.stdout)) == {"shoes"}
+    assert "line 1: bets_closed with no shoe on the table (ignored)" in r.stderr
+    shoe = json.loads(r.stdout)["shoes"][0]
+    assert set(shoe) == {"shoe_id", "decks", "variant", "burn_after_each_game", "status", "burn",
+                         "flags", "games"}
