@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,7 @@ def _events(path: Path) -> int:
     try:
         with zipfile.ZipFile(path) as zf:
             count = json.loads(zf.read(MANIFEST))["counts"]["events"]
-    except (OSError, KeyError, TypeError, ValueError, zipfile.BadZipFile):
+    except (OSError, KeyError, TypeError, ValueError, zipfile.BadZipFile, zlib.error):
         return 0
     return count if isinstance(count, int) else 0
 

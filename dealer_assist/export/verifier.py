@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,10 @@ from dealer_assist.export.compare import CsvComparison, Findings
 from dealer_assist.export.keys import fingerprint, signature_holds
 from dealer_assist.export.links import ChainWalk, LineError, read_line
 from dealer_assist.export.reaudit import Reaudit, decision_reach
+
+#: What reading a damaged member of the zip can raise (zlib.error is neither OSError nor
+#: ValueError): each is a finding, never a crash.
+_UNREADABLE = (zipfile.BadZipFile, OSError, ValueError, EOFError, zlib.error)
 
 Progress = Callable[[int], None]
 _NEEDLES = (b'"type":"decision"', b'"type":"new_shoe"')
@@ -88,7 +93,7 @@ def _check_members_and_signature(zf: zipfile.ZipFile, public_key: Ed25519PublicK
         return None
     try:
         data, signature = zf.read(mf.MANIFEST), zf.read(mf.SIGNATURE)
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+    except _UNREADABLE as exc:
         findings.add(mf.MANIFEST, "", f"cannot be read: {exc}")
         return None
     if not signature_holds(public_key, signature, data):
@@ -135,7 +140,7 @@ def _file_hash(zf: zipfile.ZipFile, name: str, findings: Findings) -> tuple[str,
                 size += len(chunk)
     except KeyError:
         return None
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+    except _UNREADABLE as exc:
         findings.add(name, "", f"cannot be read (the zip is damaged): {exc}")
         return None
     return sha.hexdigest(), size
@@ -164,7 +169,7 @@ def _check_events(zf: zipfile.ZipFile, manifest: dict[str, Any],
         return None
     try:
         digest, reach = _first_pass(zf, progress)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+    except _UNREADABLE as exc:
         findings.add(mf.EVENTS, "", f"cannot be read (the zip is damaged): {exc}")
         return None
     chain = manifest.get("chain") or {}
@@ -182,7 +187,7 @@ def _check_events(zf: zipfile.ZipFile, manifest: dict[str, Any],
     reaudit = Reaudit(table, paytables, reach, comparison)
     try:
         _second_pass(zf, walk, points, reaudit, findings, progress)
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+    except _UNREADABLE as exc:
         findings.add(mf.EVENTS, "", f"cannot be read (the zip is damaged): {exc}")
         return digest
     reaudit.finish()

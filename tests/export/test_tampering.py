@@ -297,3 +297,19 @@ def test_a_signed_manifest_of_the_wrong_shape_is_reported_not_a_crash(day_zip, v
     assert status == 1
     assert "manifest.json: chain or counts are not in the documented form" in out
     assert "manifest.json: lists no SHA-256 for games.csv" in out
+
+
+@pytest.mark.parametrize("name", ["events.jsonl", "manifest.json"])
+def test_damaged_compressed_data_is_a_finding_never_a_crash(day_zip, verify, tmp_path, name):
+    """Flipping bytes inside deflated data can make zlib itself fail: each is a finding."""
+    with zipfile.ZipFile(day_zip) as zf:
+        info = zf.getinfo(name)
+    data = day_zip.read_bytes()
+    name_len = int.from_bytes(data[info.header_offset + 26:info.header_offset + 28], "little")
+    extra_len = int.from_bytes(data[info.header_offset + 28:info.header_offset + 30], "little")
+    start = info.header_offset + 30 + name_len + extra_len
+    broken = tmp_path / "broken.zip"
+    for step in range(1, 25):
+        broken.write_bytes(flip(data, start + info.compress_size * step // 25))
+        status, out = verify(broken)
+        assert status == 1, out
