@@ -52,28 +52,52 @@ def _field(values: np.ndarray, weight: np.ndarray, size: tuple[int, int]) -> np.
     return cv2.resize(field, size, interpolation=cv2.INTER_LINEAR)
 
 
-def foreground(frame: np.ndarray) -> np.ndarray:
-    """A half-size uint8 mask of what is not felt (cards, hands, chips)."""
+def masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Half-size uint8 masks of what is not felt (cards, hands, chips, printed lines) and of
+    card paper alone (white, holding no felt, solid: lines, text and chip rims are opened
+    away, pips and pictures filled in)."""
     small = cv2.resize(frame, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
     ratio = _FIELD_SCALE / WORK_SCALE
     tiny = cv2.resize(small, None, fx=ratio, fy=ratio, interpolation=cv2.INTER_AREA)
-    matrix = _felt_basis(tiny.astype(np.float32)).astype(np.float32)
-    t = cv2.transform(tiny.astype(np.float32), matrix)
+    tiny_f = tiny.astype(np.float32)
+    matrix = _felt_basis(tiny_f).astype(np.float32)
+    t = cv2.transform(tiny_f, matrix)
     typical = float(np.median(t[:, :, 0]))
     felt = (np.abs(t[:, :, 2]) < 18) & (t[:, :, 0] > 0.5 * typical) & (t[:, :, 0] < 1.6 * typical)
     weight = felt.astype(np.float32)
     size = (small.shape[1], small.shape[0])
     g_field = _field(t[:, :, 0], weight, size)
     w_field = _field(t[:, :, 1], weight, size)
-    gwr = cv2.transform(small.astype(np.float32), matrix)
+    v_field = _field(np.max(tiny_f, axis=2), weight, size)
+    small_f = small.astype(np.float32)
+    gwr = cv2.transform(small_f, matrix)
     g, w, r = gwr[:, :, 0], gwr[:, :, 1], np.abs(gwr[:, :, 2])
-    mask = (r > 24) | (g < 0.55 * g_field) | (g > 1.35 * g_field) | (np.abs(w - w_field) > 45)
+    low_felt = g < 0.55 * g_field
+    mask = (r > 24) | low_felt | (g > 1.35 * g_field) | (np.abs(w - w_field) > 45)
     mask = mask.astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    _fill(mask)
+    b, gr, rd = cv2.split(small)
+    value = cv2.max(cv2.max(b, gr), rd).astype(np.float32)
+    chroma = value - cv2.min(cv2.min(b, gr), rd).astype(np.float32)
+    paper = low_felt & (chroma < 0.28 * value + 8.0) & (value > 1.4 * v_field) & (value > 60.0)
+    paper_mask = cv2.morphologyEx(np.where(paper, 255, 0).astype(np.uint8), cv2.MORPH_OPEN, _DISC)
+    _fill(paper_mask)
+    return mask, paper_mask
+
+
+_DISC = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+
+
+def _fill(mask: np.ndarray) -> None:
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(mask, contours, -1, 255, cv2.FILLED)
-    return mask
+
+
+def foreground(frame: np.ndarray) -> np.ndarray:
+    """A half-size uint8 mask of what is not felt (cards, hands, chips)."""
+    return masks(frame)[0]
 
 
 def _order(quad: np.ndarray) -> np.ndarray:
@@ -209,48 +233,117 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
                              cv2.contourArea(b.astype(np.float32)))
 
 
-def find_cards(frame: np.ndarray, min_height: float = 90, max_height: float = 340) -> list[Candidate]:
-    """Card-shaped foreground regions of a BGR frame, as quads in full-frame pixels."""
-    mask = foreground(frame)
+def _simple(contour: np.ndarray, lo: float, hi: float, solid: bool) -> tuple | None:
+    """(long side, rotated rect, fill) when a blob is a clean card-proportioned rectangle.
+
+    With `solid` (the paper mask, which holds nothing but cards) the blob's convex hull must
+    fill the rectangle: a bite taken out of a card's middle by a hand does not matter.
+    """
+    area = cv2.contourArea(contour)
+    if area < 0.5 * lo * lo * 0.6:
+        return None
+    hull = cv2.convexHull(contour)
+    (cx, cy), (w, h), angle = cv2.minAreaRect(hull)
+    long, short = max(w, h), min(w, h)
+    fill = area / max(w * h, 1.0)
+    shape = cv2.contourArea(hull) / max(w * h, 1.0) if solid else fill
+    if lo <= long <= hi and 0.64 <= short / long <= 0.8 and shape > 0.93 and fill > 0.6:
+        return long, ((cx, cy), (w, h), angle), fill
+    return None
+
+
+def _bitten(contour: np.ndarray, lo: float, hi: float,
+            aspect: float) -> tuple[np.ndarray, float] | None:
+    """The blob's own bounding rectangle when it is card-sized and its outline runs along
+    most of that rectangle (a hand or chips took a bite from the middle, not the corners)."""
+    rect = cv2.minAreaRect(cv2.convexHull(contour))
+    long, short = max(rect[1]), min(rect[1])
+    if not (lo <= long <= hi and abs(short / max(long, 1.0) - aspect) < 0.06):
+        return None
+    area = cv2.contourArea(contour)
+    if area < 0.6 * long * short:
+        return None
+    box = cv2.boxPoints(rect).astype(np.float64)
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    near = np.zeros(len(pts), bool)
+    for k in range(4):
+        a, b = box[k], box[(k + 1) % 4]
+        d = (b - a) / max(np.linalg.norm(b - a), 1e-6)
+        rel = pts - a
+        across = np.abs(rel[:, 0] * d[1] - rel[:, 1] * d[0])
+        along = rel @ d
+        near |= (across < 2.0) & (along > -2.0) & (along < np.linalg.norm(b - a) + 2.0)
+    if near.sum() < 0.6 * 2 * (long + short):
+        return None
+    return box, area / (long * short)
+
+
+def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
+               sized: bool, solid: bool) -> tuple[list[tuple[np.ndarray, float]], float, float, float]:
+    """Card quads (half-size pixels) and fills found in one mask; with `sized` False the card
+    size and aspect are first learnt from the clean blobs (and returned)."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    lo, hi = min_height * WORK_SCALE, max_height * WORK_SCALE
-    found = []
+    found: list[tuple[np.ndarray, float]] = []
     complex_blobs = []
     simple = []
     for contour in contours:
-        area = cv2.contourArea(contour)
-        if area < 0.5 * lo * lo * 0.6:
+        if cv2.contourArea(contour) < 0.5 * lo * lo * 0.6:
             continue
-        hull = cv2.convexHull(contour)
-        (cx, cy), (w, h), angle = cv2.minAreaRect(hull)
-        long, short = max(w, h), min(w, h)
-        fill = area / max(w * h, 1.0)
-        if lo <= long <= hi and 0.64 <= short / long <= 0.8 and fill > 0.93:
-            simple.append((long, contour, ((cx, cy), (w, h), angle), fill))
-        else:
+        got = _simple(contour, lo, hi, solid)
+        if got is None:
             complex_blobs.append(contour)
-    aspect = 0.7
-    if simple:  # cards of one camera are all about the same size; two cards merged are bigger
-        typical = float(np.percentile([s[0] for s in simple], 25))
-        lo, hi = max(lo, 0.85 * typical), min(hi, 1.2 * typical)
+        else:
+            simple.append((got[0], contour, got[1], got[2]))
+    if simple and not sized:  # cards of one camera are all about one size; merged ones bigger
+        typical = float(np.median([s[0] for s in simple]))
+        lo, hi = max(lo, 0.88 * typical), min(hi, 1.14 * typical)
         aspect = float(np.median([min(s[2][1]) / max(s[2][1]) for s in simple]))
     for long, contour, rect, fill in simple:
         if lo <= long <= hi:
-            box = cv2.boxPoints(rect).astype(np.float64)
-            found.append(Candidate(_order(box / WORK_SCALE), float(fill), box))
+            found.append((cv2.boxPoints(rect).astype(np.float64), float(fill)))
         else:
             complex_blobs.append(contour)
+    if solid and not simple and not sized:
+        complex_blobs = []  # paper scraps of unknown size: leave them to the not-felt mask
     for contour in complex_blobs:
+        bitten = _bitten(contour, lo, hi, aspect)
+        if bitten is not None:  # a card with a bite out of it (a hand), its corners still there
+            found.append(bitten)
+            continue
         chosen: list[np.ndarray] = []
         for _support, quad in sorted(_rectangles(contour, lo, hi, aspect), key=lambda t: -t[0]):
             if any(_overlap(quad, other) for other in chosen):
                 continue
             share = _inside_share(mask, quad)
-            if share < 0.85:
+            if share < (0.6 if solid else 0.85):  # paper holds cards only: bites are fine
                 continue
             chosen.append(quad)
-            found.append(Candidate(_order(quad / WORK_SCALE), share, quad))
-    return [Candidate(refine_quad(frame, c.quad), c.fill, c.quad) for c in found]
+            found.append((quad, share))
+    return found, lo, hi, aspect
+
+
+def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 300) -> list[Candidate]:
+    """Card-shaped regions of a BGR frame, as quads in full-frame pixels.
+
+    Face-up cards are looked for first in the paper mask (white, solid: a hand, chips or a
+    printed line touching a card is not paper); what they cover is then cleared from the
+    not-felt mask, in which the rest (backs, dark cards) is looked for.
+    """
+    foreground_mask, paper = masks(frame)
+    lo, hi = min_height * WORK_SCALE, max_height * WORK_SCALE
+    found, lo2, hi2, aspect = _from_mask(paper, lo, hi, 0.7, sized=False, solid=True)
+    rest = foreground_mask.copy()
+    for quad, _fill_share in found:
+        grown = quad.mean(axis=0) + 1.08 * (quad - quad.mean(axis=0))
+        cv2.fillConvexPoly(rest, np.round(grown).astype(np.int32), 0)
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    more, *_ = _from_mask(rest, lo2 if found else lo, hi2 if found else hi, aspect,
+                          sized=bool(found), solid=False)
+    out = []
+    for quad, share in found + more:
+        full = quad / WORK_SCALE
+        out.append(Candidate(refine_quad(frame, _order(full)), share, _order(full)))
+    return out
 
 
 def _line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
@@ -266,9 +359,10 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
     """Move each side of a coarse quad onto the card's edge in the full-size frame.
 
     Each side is probed along its normal at points away from the rounded corners. The edge
-    is the innermost strong colour step whose inner side looks like the card's rim (the
-    colour just inside the card) and whose outer side does not, so a printed layout line
-    next to a card is not taken for its edge. Probes that disagree (a hand, chips) are
+    is the outermost colour step with felt (as seen just outside that side) on its outer side
+    and a solid run of not-felt on its inner side: an inner frame or the pattern printed on
+    the card is not taken for its edge (its outer side is no felt), nor is a printed layout
+    line next to the card (too thin to be solid). Probes that disagree (a hand, chips) are
     dropped; a side with too few good probes keeps its coarse position.
     """
     samples = 20
@@ -293,12 +387,29 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
     profile = cv2.remap(frame, grid_x, grid_y, cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     step = np.linalg.norm(profile[:, 2:] - profile[:, :-2], axis=2)  # at offsets[1:-1]
-    rim = np.median(profile[:, :3].reshape(-1, 3), axis=0)
-    far = np.linalg.norm(profile - rim, axis=2)
-    inside, outside = far[:, :-2], far[:, 2:]
-    valid = (outside > 1.5 * inside + 20.0) & (step > 25.0)
-    strong = valid & (step >= 0.5 * np.where(valid, step, 0).max(axis=1, keepdims=True))
-    first = np.where(strong.any(axis=1), strong.argmax(axis=1), -1)
+    felt = np.empty((4 * samples, 1, 3), np.float32)
+    tol = np.empty((4 * samples, 1), np.float32)
+    for k in range(4):  # the felt just outside each side (most outer probes land on felt)
+        rows = slice(k * samples, (k + 1) * samples)
+        felt[rows] = np.median(profile[rows, -3:].reshape(-1, 3), axis=0)
+        spread = np.linalg.norm(profile[rows, -3:] - felt[rows], axis=2)
+        tol[rows] = max(30.0, 2.5 * float(np.median(spread)))
+    off_felt = np.linalg.norm(profile - felt, axis=2)
+    solid = (off_felt > tol).astype(np.int32)
+    run = 6  # the card lies solid inside its edge; a printed line is thinner than this
+    sums = np.concatenate([np.zeros((len(solid), 1), np.int32), np.cumsum(solid, axis=1)], axis=1)
+    inner = np.zeros_like(step, dtype=bool)  # at step index m: profile run-1+m .. m all solid
+    m = np.arange(run - 1, step.shape[1])
+    inner[:, m] = (sums[:, m + 1] - sums[:, m + 1 - run]) == run
+    inside, outside = off_felt[:, :-2], off_felt[:, 2:]
+    valid = inner & (outside < np.maximum(tol, 0.5 * inside)) & (step > 20.0)
+    last = step.shape[1] - 1 - np.argmax(valid[:, ::-1], axis=1)  # the outermost such step
+    first = np.where(valid.any(axis=1), last, -1)
+    rows_all = np.arange(len(first))
+    for _ in range(2):  # settle on the strongest point of that step
+        back = np.clip(first - 1, 0, None)
+        better = (first >= 1) & (step[rows_all, back] > step[rows_all, first])
+        first = np.where(better, back, first)
     lines = []
     for k in range(4):
         a, b, direction, normal = frames[k]

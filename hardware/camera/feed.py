@@ -32,7 +32,7 @@ def utc_stamp(moment: datetime | None = None) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-@dataclass
+@dataclass(eq=False)  # tracks are told apart by identity (they hold arrays)
 class _Track:
     zone: str
     center: np.ndarray

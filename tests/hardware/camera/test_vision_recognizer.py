@@ -16,7 +16,7 @@ from hardware.camera.synth.scene import frames
 
 # Measured floor on this small set (see docs/vision.md for the full benchmark and the
 # targets it does not yet meet); a regression below it fails.
-MIN_FOUND, MIN_RIGHT = 0.40, 0.95
+MIN_FOUND, MIN_RIGHT = 0.40, 0.95  # measured 8/20 found (tango reads "unsure"), 8/8 right
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +53,12 @@ def test_quad_and_centre_follow_the_card(faces: dict, held_out_frames: list) -> 
                                                         t.center[1] - s.center[1]))
         height = float(np.linalg.norm(truth.quad[3] - truth.quad[0]))
         assert np.hypot(truth.center[0] - s.center[0], truth.center[1] - s.center[1]) < 0.1 * height
-        if s.face == "up" and s.card == truth.card:  # read the right way up: corners in order
-            assert np.abs(np.array(s.quad) - truth.quad).max() < 0.15 * height
+        if s.face == "up" and s.card == truth.card:  # corners in order from the card's top-left
+            # (most cards print the same after a half turn, so either way up is a right read)
+            quad = np.array(s.quad)
+            off = min(np.abs(quad - truth.quad).max(),
+                      np.abs(np.roll(quad, 2, axis=0) - truth.quad).max())
+            assert off < 0.05 * height
 
 
 def test_enrol_round_trip_through_the_commands(faces: dict, held_out_frames: list,
