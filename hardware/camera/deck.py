@@ -23,7 +23,7 @@ CODES = tuple(r + s for s in SUITS for r in RANKS)
 CANON = (60, 84)  # width, height of the upright card picture that is compared
 GRID = (3, 4)  # cells across and down
 _INSET = 0.02  # share of the card trimmed at each edge before comparing
-FORMAT = 3  # bump when the cells change: deck files of another format are refused
+FORMAT = 4  # bump when the cells change: deck files of another format are refused
 WARP = (round(CANON[0] * 2.08), round(CANON[1] * 2.08))  # a card warped upright from a frame
 
 
@@ -122,6 +122,10 @@ class DeckModel:
     backs: np.ndarray  # (m, cells, dims) float32: enrolled card backs, may be empty
     greys: np.ndarray  # (n, CANON height, CANON width) uint8: each face, for alignment
     index: IndexModel = field(default_factory=IndexModel.empty)  # corner index glyphs
+    # (n, 2*CANON height, 2*CANON width) uint8: each face's grey at full detail, to tell
+    # near-identical faces apart (`pairwise`); empty: that stage is skipped
+    fine: np.ndarray = field(default_factory=lambda: np.zeros((0, 2 * CANON[1], 2 * CANON[0]),
+                                                              np.uint8))
 
     @classmethod
     def from_faces(cls, name: str, faces: dict[str, np.ndarray]) -> DeckModel:
@@ -135,8 +139,9 @@ class DeckModel:
         greys = np.stack([cv2.resize(p[0], CANON, interpolation=cv2.INTER_AREA) for p in planes])
         backs = [features(on_grey(upright(faces["back"])))] if "back" in faces else []
         back_arr = np.stack(backs) if backs else np.zeros((0, *cells.shape[1:]), np.float32)
+        fine = np.clip(np.stack([p[0] for p in planes]), 0, 255).astype(np.uint8)
         return cls(name, list(CODES), cells, back_arr, np.clip(greys, 0, 255).astype(np.uint8),
-                   index)
+                   index, fine)
 
     def code_index(self) -> np.ndarray:
         """Where each template's code stands in CODES."""
@@ -151,6 +156,7 @@ class DeckModel:
             np.concatenate([d.backs for d in decks]),
             np.concatenate([d.greys for d in decks]),
             IndexModel.merge([d.index for d in decks]),
+            np.concatenate([d.fine for d in decks]),
         )
 
     def save(self, path: Path) -> None:
@@ -159,6 +165,7 @@ class DeckModel:
         arrays: dict[str, np.ndarray] = {
             "meta": np.array(meta), "cells": self.cells.astype(np.float16),
             "backs": self.backs.astype(np.float16), "greys": self.greys,
+            "fine": self.fine,
             **{f"index_{k}": v for k, v in self.index.arrays().items()},
         }
         with open(path, "wb") as handle:
@@ -172,6 +179,7 @@ class DeckModel:
                 cells = data["cells"].astype(np.float32)
                 backs = data["backs"].astype(np.float32)
                 greys = data["greys"]
+                fine = data["fine"]
                 index = IndexModel.from_arrays({k[6:]: data[k] for k in data.files
                                                 if k.startswith("index_")})
         except (OSError, ValueError, KeyError, json.JSONDecodeError) as err:
@@ -179,7 +187,9 @@ class DeckModel:
         if (tuple(meta.get("canon", ())) != CANON or tuple(meta.get("grid", ())) != GRID
                 or meta.get("format") != FORMAT):
             raise DeckError(f"{path}: made by another version of the recognizer; enrol again")
-        return cls(meta["name"], list(meta["codes"]), cells, backs, greys, index)
+        if len(fine) != len(cells):
+            raise DeckError(f"{path}: {len(fine)} fine faces for {len(cells)} faces; enrol again")
+        return cls(meta["name"], list(meta["codes"]), cells, backs, greys, index, fine)
 
 
 def enrol_folder(folder: Path, name: str | None = None) -> DeckModel:

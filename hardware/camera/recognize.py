@@ -22,6 +22,7 @@ from hardware.camera.deck import (
     plane_features,
 )
 from hardware.camera.detect import find_cards
+from hardware.camera.pairwise import discriminate
 
 _WARP = WARP
 
@@ -82,6 +83,8 @@ class Reading:
     back: float  # agreement with an enrolled back (0 when none is enrolled)
     flipped: bool  # the card lies upside down relative to the quad's order
     per_code: np.ndarray  # (52,) agreement with the best face of each code, in CODES order
+    face_of: np.ndarray  # (52,) which of the deck's faces that best face is, per code
+    grey: np.ndarray  # the picture's grey plane at twice CANON, turned and aligned as read
 
 
 def _scores(deck: DeckModel, both: np.ndarray) -> np.ndarray:
@@ -139,8 +142,12 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
         back = float(_agreement(back_cells.transpose(2, 1, 0)).max())
     top = float(row[best])
     per_code = np.full(len(CODES), -1.0)
+    face_of = np.zeros(len(CODES), int)
+    for i in np.argsort(row):  # ascending: the best face of each code is written last
+        face_of[deck.code_index()[i]] = i
     np.maximum.at(per_code, deck.code_index(), row)
-    return Reading(code, top, top - float(max(others)), back, bool(flipped), per_code)
+    return Reading(code, top, top - float(max(others)), back, bool(flipped), per_code, face_of,
+                   chosen[0])
 
 
 def index_terms(deck: DeckModel, picture: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -173,6 +180,7 @@ class Recognizer:
     suit_weight: float = 2.0
     index_cap: float = 0.1
     index_face_up: float = 0.7  # a clear index makes a card face up even unlike every face
+    pair_weight: float = 0.15  # the full-detail look at the two leading codes (`pairwise`)
     calibration: tuple[tuple[float, ...], tuple[float, ...]] = (
         (0.0, 0.5, 1.0, 2.0, 5.0, 10.0), (0.3, 0.7, 0.9, 0.95, 0.98, 0.995))
 
@@ -196,9 +204,24 @@ class Recognizer:
             fused = (reading.per_code
                      + np.maximum(self.rank_weight * (rank - rank.max()), -cap)
                      + np.maximum(self.suit_weight * (suit - suit.max()), -cap))
+            if len(self.deck.fine) and self.pair_weight:
+                self._tell_apart(reading, fused)
             clear = float(min(rank.max(), suit.max()))
             out.append((quad, reading, fused, clear))
         return out
+
+    def _tell_apart(self, reading: Reading, fused: np.ndarray) -> None:
+        """Mark down whichever of the two leading codes the full-detail look at the places
+        where their faces differ speaks against (in place). Only the loser moves: that look
+        says nothing of how either compares with a third code."""
+        order = np.argsort(fused)
+        first, second = int(order[-1]), int(order[-2])
+        if fused[first] - fused[second] >= 5 * self.min_margin:
+            return  # clear already (and most cards are): spare the time
+        fine = self.deck.fine
+        say = discriminate(reading.grey, fine[reading.face_of[first]],
+                           fine[reading.face_of[second]])
+        fused[second if say > 0 else first] -= self.pair_weight * abs(say)
 
     def __call__(self, frame: np.ndarray) -> list[Sighting]:
         out = []
