@@ -16,20 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 import numpy as np
 
 from hardware.camera.recognize import Sighting
 from hardware.camera.zones import Zones
+from hardware.clock import utc_stamp
 
 State = tuple[str, str | None]  # ("up", code) or ("down", None)
-
-
-def utc_stamp(moment: datetime | None = None) -> str:
-    """ISO 8601 UTC with milliseconds, as the trace writes it: 2026-11-29T10:15:02.417Z."""
-    moment = moment or datetime.now(UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 @dataclass(eq=False)  # tracks are told apart by identity (they hold arrays)

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import json
 import threading
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hardware.clock import utc_stamp
 
-def utc_ts(now: datetime | None = None) -> str:
-    """A trace timestamp: UTC ISO 8601 with milliseconds and Z."""
-    now = now or datetime.now(UTC)
-    return now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+#: A trace timestamp of now (or of the time given).
+utc_ts = utc_stamp
 
 
 class CaptureWriter:
