@@ -20,10 +20,10 @@ from dealer_assist.settings import ConfigError, load_paytables
 from dealer_assist.store.log import MemoryEventLog
 from dealer_assist.table_config import CameraConfig, load_table_config
 from hardware.camera.deck import DeckModel
-from hardware.camera.synth.decks import APT_PACKAGES, load_faces, missing_card_art
 from hardware.camera.synth.layout import Placement, zone_slot
 from hardware.camera.synth.scene import make_table, render
 from hardware.camera.zones import Zones, zones_to_toml
+from tests.cardart import faces_or_skip
 from tests.tracebuild import BURN3, Trace
 
 DESIGN = "tango"
@@ -32,10 +32,7 @@ HEIGHT = 180
 
 @pytest.fixture(scope="module")
 def faces() -> dict:
-    why = missing_card_art((DESIGN,))
-    if why:
-        pytest.skip(f"SKIPPED LOUDLY: no card art ({why}); CI installs {' '.join(APT_PACKAGES)}")
-    return load_faces(DESIGN)
+    return faces_or_skip(DESIGN)
 
 
 def camera_files(tmp_path: Path, faces: dict, script: list[list[Placement]]) -> CameraConfig:

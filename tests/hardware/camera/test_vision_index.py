@@ -9,17 +9,14 @@ import pytest
 
 from hardware.camera.deck import CODES, WARP, DeckModel, on_grey, upright
 from hardware.camera.index import RANKS, SUITS, IndexModel, corner_glyphs, face_pictures
-from hardware.camera.synth.decks import APT_PACKAGES, load_faces, missing_card_art
+from tests.cardart import faces_or_skip
 
 TUNING_DESIGN = "svg-standard"  # the index reader's own check may use a tuning design
 
 
 @pytest.fixture(scope="module")
 def tuning_faces() -> dict:
-    why = missing_card_art((TUNING_DESIGN,))
-    if why:
-        pytest.skip(f"SKIPPED LOUDLY: no card art ({why}); CI installs {' '.join(APT_PACKAGES)}")
-    return load_faces(TUNING_DESIGN)
+    return faces_or_skip(TUNING_DESIGN)
 
 
 def _noisy(picture: np.ndarray, rng: np.random.Generator) -> np.ndarray:

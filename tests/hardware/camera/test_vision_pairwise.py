@@ -14,9 +14,9 @@ import pytest
 from hardware.camera.deck import DeckModel, fine_planes, on_grey, upright
 from hardware.camera.pairwise import discriminate
 from hardware.camera.recognize import Recognizer
-from hardware.camera.synth.decks import APT_PACKAGES, load_faces, missing_card_art
 from hardware.camera.synth.layout import Placement, zone_slot
 from hardware.camera.synth.scene import make_table, render
+from tests.cardart import faces_or_skip
 
 DESIGN = "svg-oxygen"  # a tuning design: its black (and red) suits differ only in pip shape
 PAIRS = ("AS", "AC", "2S", "2C", "4S", "4C", "QD", "QH", "2D", "2H", "9S", "9C")
@@ -25,10 +25,7 @@ ZONES = ("player1", "banker1", "player2", "banker2", "player3", "banker3")
 
 @pytest.fixture(scope="module")
 def oxygen() -> dict:
-    why = missing_card_art((DESIGN,))
-    if why:
-        pytest.skip(f"SKIPPED LOUDLY: no card art ({why}); CI installs {' '.join(APT_PACKAGES)}")
-    return load_faces(DESIGN)
+    return faces_or_skip(DESIGN)
 
 
 def _grey(faces: dict, code: str) -> np.ndarray:
