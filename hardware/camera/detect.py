@@ -176,8 +176,10 @@ def _rectangles(
     hist = hist + np.roll(hist, 1) + np.roll(hist, -1)
     found: list[tuple[float, np.ndarray]] = []
     tried: list[int] = []
-    for peak in np.argsort(hist)[::-1][:4]:
-        if hist[peak] < 0.2 * lo or any(min(abs(peak - t), 90 - abs(peak - t)) < 4 for t in tried):
+    for peak in np.argsort(hist)[::-1]:
+        if hist[peak] < 0.2 * lo or len(tried) == 4:
+            break
+        if any(min(abs(peak - t), 90 - abs(peak - t)) < 4 for t in tried):
             continue
         tried.append(int(peak))
         near = np.abs(np.degrees(direction) - peak)
@@ -296,7 +298,7 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
             simple.append((got[0], contour, got[1], got[2]))
     if simple and not sized:  # cards of one camera are all about one size; merged ones bigger
         typical = float(np.median([s[0] for s in simple]))
-        lo, hi = max(lo, 0.88 * typical), min(hi, 1.14 * typical)
+        lo, hi = max(lo, 0.84 * typical), min(hi, 1.18 * typical)
         aspect = float(np.median([min(s[2][1]) / max(s[2][1]) for s in simple]))
     for long, contour, rect, fill in simple:
         if lo <= long <= hi:
