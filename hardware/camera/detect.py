@@ -15,7 +15,8 @@ import cv2
 import numpy as np
 
 WORK_SCALE = 0.5  # detection runs on a half-size frame
-_FIELD_SCALE = 1 / 16  # felt fields are estimated on a 1/16 frame
+_FIELD_SCALE = 1 / 8  # felt fields are estimated on a 1/8 frame
+_FIELD_SIGMA = 4.0  # ... and smoothed this much (in those pixels): glare is sharper
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,8 @@ def _felt_basis(tiny: np.ndarray) -> np.ndarray:
 
 def _field(values: np.ndarray, weight: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Smooth `values` where `weight` says felt, filling the rest from around; then upsize."""
-    norm = cv2.GaussianBlur(weight, (0, 0), 5.0) + 1e-6
-    field = cv2.GaussianBlur(values * weight, (0, 0), 5.0) / norm
+    norm = cv2.GaussianBlur(weight, (0, 0), _FIELD_SIGMA) + 1e-6
+    field = cv2.GaussianBlur(values * weight, (0, 0), _FIELD_SIGMA) / norm
     return cv2.resize(field, size, interpolation=cv2.INTER_LINEAR)
 
 
@@ -341,11 +342,21 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
     rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     more, *_ = _from_mask(rest, lo2 if found else lo, hi2 if found else hi, aspect,
                           sized=bool(found), solid=False)
+    if not found and len(more) > 2:  # no paper to learn the card size from: learn it here
+        longs = np.array([_long_side(quad) for quad, _ in more])
+        typical = float(np.median(longs))
+        if (np.abs(longs / typical - 1.0) > 0.18).any():  # some are two cards or scraps
+            more, *_ = _from_mask(rest, max(lo, 0.84 * typical), min(hi, 1.18 * typical),
+                                  aspect, sized=True, solid=False)
     out = []
     for quad, share in found + more:
         full = quad / WORK_SCALE
         out.append(Candidate(refine_quad(frame, _order(full)), share, _order(full)))
     return out
+
+
+def _long_side(quad: np.ndarray) -> float:
+    return float(max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])))
 
 
 def _line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
