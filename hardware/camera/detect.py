@@ -281,6 +281,9 @@ def _bitten(contour: np.ndarray, lo: float, hi: float,
     return box, area / (long * short)
 
 
+_CLEAR_OUTLINE = 0.7  # a rectangle this well supported by straight runs beats the blob's box
+
+
 def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
                sized: bool, solid: bool) -> tuple[list[tuple[np.ndarray, float]], float, float, float]:
     """Card quads (half-size pixels) and fills found in one mask; with `sized` False the card
@@ -309,12 +312,15 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
     if solid and not simple and not sized:
         complex_blobs = []  # paper scraps of unknown size: leave them to the not-felt mask
     for contour in complex_blobs:
-        bitten = _bitten(contour, lo, hi, aspect)
+        rectangles = sorted(_rectangles(contour, lo, hi, aspect), key=lambda t: -t[0])
+        bitten = None
+        if not rectangles or rectangles[0][0] < _CLEAR_OUTLINE:
+            bitten = _bitten(contour, lo, hi, aspect)
         if bitten is not None:  # a card with a bite out of it (a hand), its corners still there
             found.append(bitten)
             continue
         chosen: list[np.ndarray] = []
-        for _support, quad in sorted(_rectangles(contour, lo, hi, aspect), key=lambda t: -t[0]):
+        for _support, quad in rectangles:
             if any(_overlap(quad, other) for other in chosen):
                 continue
             share = _inside_share(mask, quad)
