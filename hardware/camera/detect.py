@@ -59,7 +59,10 @@ def masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     away, pips and pictures filled in)."""
     small = cv2.resize(frame, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
     ratio = _FIELD_SCALE / WORK_SCALE
-    tiny = cv2.resize(small, None, fx=ratio, fy=ratio, interpolation=cv2.INTER_AREA)
+    # thin bright printing (layout lines, text) is eroded away first, so that it does not
+    # pass for glare on the felt
+    tiny = cv2.resize(cv2.erode(small, _SQUARE5), None, fx=ratio, fy=ratio,
+                      interpolation=cv2.INTER_AREA)
     tiny_f = tiny.astype(np.float32)
     matrix = _felt_basis(tiny_f).astype(np.float32)
     t = cv2.transform(tiny_f, matrix)
@@ -89,6 +92,7 @@ def masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 _DISC = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+_SQUARE5 = np.ones((5, 5), np.uint8)
 
 
 def _fill(mask: np.ndarray) -> None:
