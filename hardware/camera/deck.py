@@ -20,6 +20,7 @@ from hardware.camera.index import IndexModel, face_pictures
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 CODES = tuple(r + s for s in SUITS for r in RANKS)
+_CODE_INDEX = {c: i for i, c in enumerate(CODES)}
 CANON = (60, 84)  # width, height of the upright card picture that is compared
 GRID = (3, 4)  # cells across and down
 _INSET = 0.02  # share of the card trimmed at each edge before comparing
@@ -145,7 +146,7 @@ class DeckModel:
 
     def code_index(self) -> np.ndarray:
         """Where each template's code stands in CODES."""
-        return np.array([CODES.index(c) for c in self.codes], int)
+        return np.array([_CODE_INDEX[c] for c in self.codes], int)
 
     @classmethod
     def merge(cls, name: str, decks: list[DeckModel]) -> DeckModel:

@@ -134,7 +134,8 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
         scores[flipped] = again
     code = deck.codes[best]
     row = scores[flipped]
-    others = [s for c, s in zip(deck.codes, row, strict=True) if c != code]
+    code_of = deck.code_index()
+    others = row[code_of != code_of[best]]
     back = 0.0
     if len(deck.backs):
         back_cells = np.matmul(deck.backs.transpose(1, 0, 2),
@@ -143,10 +144,11 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
     top = float(row[best])
     per_code = np.full(len(CODES), -1.0)
     face_of = np.zeros(len(CODES), int)
-    for i in np.argsort(row):  # ascending: the best face of each code is written last
-        face_of[deck.code_index()[i]] = i
-    np.maximum.at(per_code, deck.code_index(), row)
-    return Reading(code, top, top - float(max(others)), back, bool(flipped), per_code, face_of,
+    order = np.lexsort((row, code_of))  # by code, then score: the best face of each code last
+    best_of_code = np.append(code_of[order][1:] != code_of[order][:-1], True)
+    face_of[code_of[order][best_of_code]] = order[best_of_code]
+    np.maximum.at(per_code, code_of, row)
+    return Reading(code, top, top - float(others.max()), back, bool(flipped), per_code, face_of,
                    chosen[0])
 
 
