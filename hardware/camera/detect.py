@@ -17,6 +17,7 @@ import numpy as np
 WORK_SCALE = 0.5  # detection runs on a half-size frame
 _FIELD_SCALE = 1 / 8  # felt fields are estimated on a 1/8 frame
 _FIELD_SIGMA = 4.0  # ... and smoothed this much (in those pixels): glare is sharper
+_STRIP = 64  # rows of the half-size frame taken at a time where float copies are made
 
 
 @dataclass(frozen=True)
@@ -73,26 +74,45 @@ def masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     g_field = _field(t[:, :, 0], weight, size)
     w_field = _field(t[:, :, 1], weight, size)
     v_field = _field(np.max(tiny_f, axis=2), weight, size)
-    small_f = small.astype(np.float32)
-    gwr = cv2.transform(small_f, matrix)
-    g, w, r = gwr[:, :, 0], gwr[:, :, 1], np.abs(gwr[:, :, 2])
-    low_felt = g < 0.55 * g_field
-    mask = (r > 24) | low_felt | (g > 1.35 * g_field) | (np.abs(w - w_field) > 45)
-    mask = mask.astype(np.uint8) * 255
+    not_felt = np.empty(small.shape[:2], bool)
+    paper = np.empty_like(not_felt)
+    for top in range(0, small.shape[0], _STRIP):  # in strips: the float copies stay small
+        rows = slice(top, top + _STRIP)
+        part = small[rows]
+        g, w, r = cv2.split(cv2.transform(part.astype(np.float32), matrix))
+        low_felt = g < 0.55 * g_field[rows]
+        out = np.greater(np.abs(r), 24, out=not_felt[rows])
+        out |= low_felt
+        out |= g > 1.35 * g_field[rows]
+        out |= cv2.absdiff(w, w_field[rows]) > 45
+        b, gr, rd = cv2.split(part)
+        value = cv2.max(cv2.max(b, gr), rd)
+        chroma = cv2.subtract(value, cv2.min(cv2.min(b, gr), rd))
+        out = np.less(chroma, cv2.LUT(value, _CHROMA_LIMIT), out=paper[rows])
+        out &= low_felt
+        out &= value > 60
+        out &= value.astype(np.float32) > 1.4 * v_field[rows]
+    mask: np.ndarray = not_felt.view(np.uint8) * np.uint8(255)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     _fill(mask)
-    b, gr, rd = cv2.split(small)
-    value = cv2.max(cv2.max(b, gr), rd).astype(np.float32)
-    chroma = value - cv2.min(cv2.min(b, gr), rd).astype(np.float32)
-    paper = low_felt & (chroma < 0.28 * value + 8.0) & (value > 1.4 * v_field) & (value > 60.0)
-    paper_mask = cv2.morphologyEx(np.where(paper, 255, 0).astype(np.uint8), cv2.MORPH_OPEN, _DISC)
+    paper_mask = cv2.morphologyEx(paper.view(np.uint8) * np.uint8(255), cv2.MORPH_OPEN, _DISC)
     _fill(paper_mask)
     return mask, paper_mask
 
 
 _DISC = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 _SQUARE5 = np.ones((5, 5), np.uint8)
+
+
+def _chroma_limit() -> np.ndarray:
+    """Paper is grey-ish: chroma < 0.28 * value + 8 (in float32), as a table over the uint8
+    value of the least chroma that is too much."""
+    value = np.arange(256, dtype=np.float32)
+    return np.minimum(np.ceil(0.28 * value + 8.0), 255).astype(np.uint8)
+
+
+_CHROMA_LIMIT = _chroma_limit()
 
 
 def _fill(mask: np.ndarray) -> None:
