@@ -47,7 +47,8 @@ def _normalised(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs | None:
     """The index in one corner region (BGR, upright; the card's corner at its top-left when
     `left`, else at its top-right), or None when none is seen there."""
-    low = region.min(axis=2).astype(np.float32)
+    b, g, r = cv2.split(region)
+    low = cv2.min(cv2.min(b, g), r).astype(np.float32)
     rh, rw = low.shape
     inner = low[rh // 12 :, rw // 10 :] if left else low[rh // 12 :, : rw - rw // 10]
     paper = float(np.percentile(inner, 85))
@@ -66,8 +67,7 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     if not left:
         mask = mask[:, ::-1]
     mask[:, :strip] = 0
-    yy, xx = np.mgrid[0:rh, 0:rw]
-    mask[xx + yy < 0.1 * card_w] = 0
+    mask[np.add.outer(np.arange(rh), np.arange(rw)) < 0.1 * card_w] = 0
     if not left:
         mask = np.ascontiguousarray(mask[:, ::-1])
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -96,7 +96,9 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
             x, y, w, h = x0, y0, max(x + w, bx + bw) - x0, max(y + h, by + bh) - y0
     if w > 1.3 * h:
         return None
-    keep = np.isin(labels, parts)
+    keep = labels == parts[0]
+    for j in parts[1:]:
+        keep |= labels == j
     rank_patch = np.where(keep, ink, 0.0)[y : y + h, x : x + w]
     bottom, centre = y + h, x + w / 2
     suit = None
