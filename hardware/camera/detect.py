@@ -389,12 +389,26 @@ def _long_side(quad: np.ndarray) -> float:
     return float(max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])))
 
 
-def _line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """Least-squares slope and intercept of y ~ x."""
-    mx, my = float(x.mean()), float(y.mean())
-    var = float(((x - mx) ** 2).sum())
-    slope = float(((x - mx) * (y - my)).sum()) / var if var > 1e-12 else 0.0
+def _line_fits(x: np.ndarray, y: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares slopes and intercepts of y ~ x over the kept points, one per row
+    (rows of `y` and `keep`; `x` shared)."""
+    count = np.maximum(keep.sum(axis=1), 1)
+    mx = np.where(keep, x, 0.0).sum(axis=1) / count
+    my = np.where(keep, y, 0.0).sum(axis=1) / count
+    dx = np.where(keep, x - mx[:, None], 0.0)
+    var = (dx**2).sum(axis=1)
+    cov = (dx * (y - my[:, None])).sum(axis=1)
+    slope = np.where(var > 1e-12, cov / np.where(var > 1e-12, var, 1.0), 0.0)
     return slope, my - slope * mx
+
+
+def _masked_median(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The median of each row's kept values (inf for a row keeping none)."""
+    count = keep.sum(axis=1)
+    ordered = np.sort(np.where(keep, values, np.inf), axis=1)
+    upper = np.take_along_axis(ordered, (count // 2)[:, None], axis=1)[:, 0]
+    lower = np.take_along_axis(ordered, np.maximum(count - 1, 0)[:, None] // 2, axis=1)[:, 0]
+    return (lower + upper) / 2
 
 
 def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
@@ -414,29 +428,24 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
     offsets = np.arange(-inward, outward + 1.0)
     steps = len(offsets)
     centre = quad.mean(axis=0)
-    grid_x = np.empty((4 * samples, steps), np.float32)
-    grid_y = np.empty_like(grid_x)
-    frames = []
-    for k in range(4):
-        a, b = quad[k], quad[(k + 1) % 4]
-        direction = (b - a) / max(np.linalg.norm(b - a), 1e-6)
-        normal = np.array([direction[1], -direction[0]])
-        if normal @ (a - centre) < 0:
-            normal = -normal
-        frames.append((a, b, direction, normal))
-        probe = (a + t[:, None] * (b - a))[:, None, :] + offsets[None, :, None] * normal
-        grid_x[k * samples : (k + 1) * samples] = probe[:, :, 0]
-        grid_y[k * samples : (k + 1) * samples] = probe[:, :, 1]
+    edges = np.roll(quad, -1, axis=0) - quad  # side k runs from corner k to corner k+1
+    directions = edges / np.maximum(np.linalg.norm(edges, axis=1), 1e-6)[:, None]
+    normals = np.stack([directions[:, 1], -directions[:, 0]], axis=1)
+    normals[((quad - centre) * normals).sum(axis=1) < 0] *= -1  # pointing outwards
+    along = quad[:, None, :] + t[None, :, None] * edges[:, None, :]  # (4, samples, 2)
+    probe = along[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]
+    grid_x = probe[..., 0].reshape(4 * samples, steps).astype(np.float32)
+    grid_y = probe[..., 1].reshape(4 * samples, steps).astype(np.float32)
     profile = cv2.remap(frame, grid_x, grid_y, cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     step = np.linalg.norm(profile[:, 2:] - profile[:, :-2], axis=2)  # at offsets[1:-1]
-    felt = np.empty((4 * samples, 1, 3), np.float32)
-    tol = np.empty((4 * samples, 1), np.float32)
-    for k in range(4):  # the felt just outside each side (most outer probes land on felt)
-        rows = slice(k * samples, (k + 1) * samples)
-        felt[rows] = np.median(profile[rows, -3:].reshape(-1, 3), axis=0)
-        spread = np.linalg.norm(profile[rows, -3:] - felt[rows], axis=2)
-        tol[rows] = max(30.0, 2.5 * float(np.median(spread)))
+    # the felt just outside each side (most outer probes land on felt)
+    outer = profile[:, -3:]
+    felt_side = np.median(outer.reshape(4, -1, 3), axis=1)  # (4, 3)
+    felt = np.repeat(felt_side, samples, axis=0)[:, None, :]
+    spread = np.linalg.norm(outer - felt, axis=2).reshape(4, -1)
+    tol_side = np.maximum(30.0, 2.5 * np.median(spread, axis=1).astype(np.float64))
+    tol = np.repeat(tol_side, samples).astype(np.float32)[:, None]
     off_felt = np.linalg.norm(profile - felt, axis=2)
     solid = (off_felt > tol).astype(np.int32)
     run = 6  # the card lies solid inside its edge; a printed line is thinner than this
@@ -453,32 +462,28 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
         back = np.clip(first - 1, 0, None)
         better = (first >= 1) & (step[rows_all, back] > step[rows_all, first])
         first = np.where(better, back, first)
+    pick = first.reshape(4, samples)
+    good = pick >= 0
+    idx = np.clip(pick, 1, steps - 4)
+    side_steps = step.reshape(4, samples, -1)
+    left, mid, right = (np.take_along_axis(side_steps, (idx + d)[:, :, None], axis=2)[:, :, 0]
+                        for d in (-1, 0, 1))
+    denom = left - 2 * mid + right
+    sub = np.where(np.abs(denom) > 1e-6, 0.5 * (left - right) / np.where(denom == 0, 1, denom), 0)
+    shift = offsets[1:-1][idx] + np.clip(sub, -0.5, 0.5)
+    for _ in range(3):  # a side may be tilted against the coarse one: fit shift ~ t
+        fitting = good.sum(axis=1) >= 5  # a side with fewer good probes stops here
+        slope, icept = _line_fits(t, shift, good)
+        residual = np.abs(shift - (slope[:, None] * t + icept[:, None]))
+        limit = np.maximum(1.5, 2.5 * _masked_median(residual, good))
+        good &= ~fitting[:, None] | (residual < limit[:, None])
+    slope, icept = _line_fits(t, shift, good)
     lines = []
     for k in range(4):
-        a, b, direction, normal = frames[k]
-        rows = slice(k * samples, (k + 1) * samples)
-        pick = first[rows]
-        good = pick >= 0
-        idx = np.clip(pick, 1, steps - 4)
-        rk = step[rows]
-        ar = np.arange(samples)
-        left, mid, right = rk[ar, idx - 1], rk[ar, idx], rk[ar, idx + 1]
-        denom = left - 2 * mid + right
-        sub = np.where(np.abs(denom) > 1e-6, 0.5 * (left - right) / np.where(denom == 0, 1, denom), 0)
-        shift = offsets[1:-1][idx] + np.clip(sub, -0.5, 0.5)
-        for _ in range(3):  # the side may be tilted against the coarse one: fit shift ~ t
-            if good.sum() < 5:
-                break
-            slope, icept = _line_fit(t[good], shift[good])
-            residual = np.abs(shift - (slope * t + icept))
-            limit = max(1.5, 2.5 * float(np.median(residual[good])))
-            good &= residual < limit
-        if good.sum() < 5:
-            lines.append((a, direction))
-            continue
-        slope, icept = _line_fit(t[good], shift[good])
-        start = a + icept * normal
-        lines.append((start, (b - a) + slope * normal))
+        if good[k].sum() < 5:
+            lines.append((quad[k], directions[k]))
+        else:
+            lines.append((quad[k] + icept[k] * normals[k], edges[k] + slope[k] * normals[k]))
     out = np.empty_like(quad)
     for k in range(4):
         (p1, d1), (p2, d2) = lines[(k - 1) % 4], lines[k]
