@@ -9,6 +9,7 @@ are cut back to the card's own pixels (the bright face, or the colour of the bac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -135,10 +136,33 @@ def _order(quad: np.ndarray) -> np.ndarray:
     return quad
 
 
-def _rect_quad(u1: float, u2: float, v1: float, v2: float, theta: float) -> np.ndarray:
+def _rect_quads(boxes: np.ndarray, theta: float) -> np.ndarray:
+    """Corners (k, 4, 2) of boxes (k, 4: u_lo, u_hi, v_lo, v_hi) turned by `theta`."""
     c, s = np.cos(theta), np.sin(theta)
-    uv = np.array([[u1, v1], [u2, v1], [u2, v2], [u1, v2]])
-    return np.stack([uv[:, 0] * c - uv[:, 1] * s, uv[:, 0] * s + uv[:, 1] * c], axis=1)
+    u = boxes[:, [0, 1, 1, 0]]
+    v = boxes[:, [2, 2, 3, 3]]
+    return np.stack([u * c - v * s, u * s + v * c], axis=2)
+
+
+def _on_sides(u: np.ndarray, v: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(boxes, points): which outline points (u, v) lie on each box's sides: within 2.5 of a
+    side's line and at most 2 beyond its ends. Boxes share side positions, so each test runs
+    once per distinct position."""
+
+    def per_value(values: np.ndarray, test: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        distinct, where = np.unique(values, return_inverse=True)
+        return test(distinct[:, None])[where.reshape(-1)]
+
+    u_lo, u_hi, v_lo, v_hi = boxes.T
+    on = per_value(v_lo, lambda x: np.abs(v - x) < 2.5)
+    on |= per_value(v_hi, lambda x: np.abs(v - x) < 2.5)
+    on &= per_value(u_lo, lambda x: u > x - 2)
+    on &= per_value(u_hi, lambda x: u < x + 2)
+    side = per_value(u_lo, lambda x: np.abs(u - x) < 2.5)
+    side |= per_value(u_hi, lambda x: np.abs(u - x) < 2.5)
+    side &= per_value(v_lo, lambda x: v > x - 2)
+    side &= per_value(v_hi, lambda x: v < x + 2)
+    return on | side
 
 
 def _peaks(values: np.ndarray, weight: np.ndarray, keep: int, min_count: float) -> list[float]:
@@ -231,16 +255,11 @@ def _rectangles(
         boxes, width, height = boxes[keep], width[keep], height[keep]
         if len(boxes) == 0:
             continue
-        uu, vv = u[None, :], v[None, :]
-        u_lo, u_hi, v_lo, v_hi = (boxes[:, i : i + 1] for i in range(4))
-        inside_u = (uu > u_lo - 2) & (uu < u_hi + 2)
-        inside_v = (vv > v_lo - 2) & (vv < v_hi + 2)
-        on = ((np.abs(vv - v_lo) < 2.5) | (np.abs(vv - v_hi) < 2.5)) & inside_u
-        on |= ((np.abs(uu - u_lo) < 2.5) | (np.abs(uu - u_hi) < 2.5)) & inside_v
+        on = _on_sides(u, v, boxes)
         support = on.sum(axis=1) / (2 * (width + height))
-        for k in np.nonzero(support >= 0.45)[0]:
-            u_lo_k, u_hi_k, v_lo_k, v_hi_k = (float(x) for x in boxes[k])
-            found.append((float(support[k]), _rect_quad(u_lo_k, u_hi_k, v_lo_k, v_hi_k, theta)))
+        chosen = np.nonzero(support >= 0.45)[0]
+        for k, quad in zip(chosen, _rect_quads(boxes[chosen], theta), strict=True):
+            found.append((float(support[k]), quad))
     return found
 
 
