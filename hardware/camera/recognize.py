@@ -119,18 +119,20 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
     then align it on the best face and compare again."""
     planes = fine_planes(picture)
     turned = np.ascontiguousarray(planes[:, ::-1, ::-1])
-    scores = _scores(deck, np.stack([plane_features(planes), plane_features(turned)]))
+    both = np.stack([plane_features(planes), plane_features(turned)])
+    scores = _scores(deck, both)
     flipped, best = divmod(int(np.argmax(scores)), scores.shape[1])
-    chosen = turned if flipped else planes
+    chosen, cells = (turned if flipped else planes), both[flipped]
     scores = scores.copy()
     for _ in range(1):
         aligned = _align(chosen, deck.greys[best])
         if aligned is None:
             break
-        again = _scores(deck, plane_features(aligned)[None])[0]
+        aligned_cells = plane_features(aligned)
+        again = _scores(deck, aligned_cells[None])[0]
         if again.max() <= scores[flipped].max():
             break
-        chosen, best = aligned, int(np.argmax(again))
+        chosen, cells, best = aligned, aligned_cells, int(np.argmax(again))
         scores[flipped] = again
     code = deck.codes[best]
     row = scores[flipped]
@@ -139,7 +141,7 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
     back = 0.0
     if len(deck.backs):
         back_cells = np.matmul(deck.backs.transpose(1, 0, 2),
-                               plane_features(chosen)[None].transpose(1, 2, 0))
+                               cells[None].transpose(1, 2, 0))
         back = float(_agreement(back_cells.transpose(2, 1, 0)).max())
     top = float(row[best])
     per_code = np.full(len(CODES), -1.0)
