@@ -113,6 +113,34 @@ CORNER_CELLS = 4
 _CORNER = (18, 28)
 
 
+def _turn_index() -> np.ndarray:
+    """For the cells (cells, dims) of a picture turned half round: where each value comes
+    from in the flattened cells of the picture itself. Grid cells and corners trade places
+    (the corners clockwise from top-left: TL<->BR, TR<->BL) and within a cell each plane's
+    pixels run backwards; the padding stays put."""
+    w, h = CANON
+    grid = GRID[0] * GRID[1]
+    source = np.concatenate([np.arange(grid)[::-1], grid + np.array([2, 3, 0, 1])])
+    dims = 2 * _CORNER[0] * _CORNER[1]
+    index = np.empty((grid + CORNER_CELLS, dims), int)
+    for cell, pixels in enumerate([(w // GRID[0]) * (h // GRID[1])] * grid
+                                  + [_CORNER[0] * _CORNER[1]] * CORNER_CELLS):
+        order = np.arange(dims)
+        order[:pixels] = order[:pixels][::-1]
+        order[pixels : 2 * pixels] = order[pixels : 2 * pixels][::-1]
+        index[cell] = source[cell] * dims + order
+    return index
+
+
+_TURN_INDEX = _turn_index()
+
+
+def turned_features(cells: np.ndarray) -> np.ndarray:
+    """The `plane_features` of a picture turned half round, from those of the picture: the
+    same numbers rearranged (equal up to rounding), at a fraction of the cost."""
+    return cells.reshape(-1)[_TURN_INDEX]
+
+
 @dataclass
 class DeckModel:
     """Templates of one or more card designs: `codes[i]` looks like `cells[i]`."""

@@ -20,6 +20,7 @@ from hardware.camera.deck import (
     DeckModel,
     fine_planes,
     plane_features,
+    turned_features,
 )
 from hardware.camera.detect import find_cards
 from hardware.camera.pairwise import discriminate
@@ -118,11 +119,12 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
     """Compare an upright card picture (and its 180-degree turn) with every face of `deck`,
     then align it on the best face and compare again."""
     planes = fine_planes(picture)
-    turned = np.ascontiguousarray(planes[:, ::-1, ::-1])
-    both = np.stack([plane_features(planes), plane_features(turned)])
+    upright_cells = plane_features(planes)
+    both = np.stack([upright_cells, turned_features(upright_cells)])
     scores = _scores(deck, both)
     flipped, best = divmod(int(np.argmax(scores)), scores.shape[1])
-    chosen, cells = (turned if flipped else planes), both[flipped]
+    chosen = np.ascontiguousarray(planes[:, ::-1, ::-1]) if flipped else planes
+    cells = both[flipped]
     scores = scores.copy()
     for _ in range(1):
         aligned = _align(chosen, deck.greys[best])
