@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 
 from dealer_assist.cli import main
-from hardware.camera.deck import CODES, DeckError, DeckModel, enrol_folder
+from hardware.camera.deck import (
+    CODES,
+    DeckError,
+    DeckModel,
+    enrol_folder,
+    fine_planes,
+    plane_features,
+    turned_features,
+)
 from hardware.camera.recognize import Recognizer
 from hardware.camera.synth.scene import frames
 
@@ -122,3 +130,11 @@ def test_calibrate_writes_an_annotated_picture(faces: dict, held_out_frames: lis
     picture = cv2.imread(str(out))
     assert picture is not None and picture.shape == held_out_frames[2].image.shape
     assert "7 zones" in capsys.readouterr().out
+
+
+def test_turned_features_are_those_of_the_turned_picture() -> None:
+    rng = np.random.default_rng(5)
+    picture = cv2.GaussianBlur(rng.integers(0, 256, (175, 125, 3), dtype=np.uint8), (0, 0), 2.0)
+    planes = fine_planes(picture)
+    turned = np.ascontiguousarray(planes[:, ::-1, ::-1])
+    assert np.allclose(turned_features(plane_features(planes)), plane_features(turned), atol=1e-5)
