@@ -30,14 +30,29 @@ class Candidate:
     coarse: np.ndarray  # 4x2 float, the quad as the half-size mask gave it
 
 
+def _channel_medians(image: np.ndarray) -> np.ndarray:
+    """The median of each channel of a uint8 image, as np.median gives it (float32), counted
+    from histograms instead of sorting."""
+    pixels = image.reshape(-1, image.shape[-1])
+    n = len(pixels)
+    middle = [(n - 1) // 2, n // 2]  # the same place twice when n is odd
+    out = np.empty(pixels.shape[1], np.float32)
+    for c in range(pixels.shape[1]):
+        below = np.cumsum(np.bincount(pixels[:, c], minlength=256))
+        lo, hi = np.searchsorted(below, middle, side="right").astype(np.float32)
+        out[c] = (lo + hi) / np.float32(2)
+    return out
+
+
 def _felt_basis(tiny: np.ndarray) -> np.ndarray:
     """A 3x3 matrix taking a BGR pixel to (felt amount, white amount, off-plane distance).
 
     Lighting scales the felt colour and glare adds white, so felt pixels lie on the plane
     spanned by the felt colour and white, with a felt amount and a white amount that vary
     slowly across the frame. A white card lies on that plane too, but with no felt in it.
+    `tiny` is a uint8 BGR picture of the table.
     """
-    felt = np.median(tiny.reshape(-1, 3), axis=0).astype(np.float64) + 1.0
+    felt = _channel_medians(tiny).astype(np.float64) + 1.0
     white = np.ones(3) / np.sqrt(3.0)
     chroma = felt - white * (felt @ white)
     if np.linalg.norm(chroma) < 8.0:  # a grey felt: make up a chroma axis; brightness decides
@@ -66,7 +81,7 @@ def masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     tiny = cv2.resize(cv2.erode(small, _SQUARE5), None, fx=ratio, fy=ratio,
                       interpolation=cv2.INTER_AREA)
     tiny_f = tiny.astype(np.float32)
-    matrix = _felt_basis(tiny_f).astype(np.float32)
+    matrix = _felt_basis(tiny).astype(np.float32)
     t = cv2.transform(tiny_f, matrix)
     typical = float(np.median(t[:, :, 0]))
     felt = (np.abs(t[:, :, 2]) < 18) & (t[:, :, 0] > 0.5 * typical) & (t[:, :, 0] < 1.6 * typical)
@@ -74,7 +89,8 @@ def masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     size = (small.shape[1], small.shape[0])
     g_field = _field(t[:, :, 0], weight, size)
     w_field = _field(t[:, :, 1], weight, size)
-    v_field = _field(np.max(tiny_f, axis=2), weight, size)
+    channels = cv2.split(tiny_f)
+    v_field = _field(cv2.max(cv2.max(channels[0], channels[1]), channels[2]), weight, size)
     not_felt = np.empty(small.shape[:2], bool)
     paper = np.empty_like(not_felt)
     for top in range(0, small.shape[0], _STRIP):  # in strips: the float copies stay small
