@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from hardware.camera.deck import CODES, WARP, DeckModel, on_grey, upright
-from hardware.camera.index import RANKS, SUITS, IndexModel, corner_glyphs, face_pictures
+from hardware.camera.index import (
+    RANKS,
+    SUITS,
+    IndexModel,
+    _percentiles,
+    corner_glyphs,
+    face_pictures,
+)
 from tests.cardart import faces_or_skip
 
 TUNING_DESIGN = "svg-standard"  # the index reader's own check may use a tuning design
@@ -55,3 +62,14 @@ def test_index_templates_survive_save_and_load(faces: dict, tmp_path: Path) -> N
     assert len(again.ranks) == len(deck.index.ranks) > 52
     assert np.array_equal(again.rank_of, deck.index.rank_of)
     assert np.abs(again.ranks - deck.index.ranks).max() < 1e-2
+
+
+def test_percentiles_from_histograms_are_numpys() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        h, w = (int(x) for x in rng.integers(1, 60, 2))
+        lo = int(rng.integers(0, 256))
+        values = rng.integers(lo, int(rng.integers(lo, 256)) + 1, (h, w)).astype(np.uint8)
+        percents = (85, 2, int(rng.integers(0, 101)))
+        expected = [float(np.percentile(values.astype(np.float32), q)) for q in percents]
+        assert _percentiles(values, percents) == expected
