@@ -4,11 +4,11 @@ Every design prints the index in similar fonts, so shapes learnt from some desig
 over to others far better than whole-card looks do. On an upright card picture the index is
 looked for in the two top corners, and again with the picture turned half round (a hand
 may cover one corner; some designs print the index top-right). In each corner the ink
-(darker than the card's white) is cut into blobs; the topmost glyph-sized blob (two of them
+(darker than the card's white; on a dark card, lighter than the card) is cut into blobs; the topmost glyph-sized blob (two of them
 side by side for a 10) is the rank and the blob under it the suit pip. Each is cropped,
 scaled to a fixed size (so size and position do not matter) and compared with templates:
 the enrolled deck's own index glyphs, or those of all tuning designs for unknown decks.
-Red or black ink decides half the suit.
+Red or black ink (or card, for a dark card) decides half the suit.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ SUIT_SIZE = (14, 14)
 _REGION = (0.27, 0.36)  # share of the card's width and height searched in each corner
 INK = 0.55
 _RED_SUITS = np.array([s in "HD" for s in SUITS])
+_SQUARE3 = np.ones((3, 3), np.uint8)
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,12 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     darkest = cv2.min(cv2.min(b, g), r)
     rh, rw = darkest.shape
     inner = darkest[rh // 12 :, rw // 10 :] if left else darkest[rh // 12 :, : rw - rw // 10]
-    paper, ink_level = _percentiles(inner, (85, 2))
+    paper, ink_level, middle = _percentiles(inner, (85, 2, 50))
+    light_ink = middle < 100  # a dark card prints its index light
+    if light_ink:  # the same reading on the negative (the brightest channel, turned over)
+        darkest = 255 - cv2.max(cv2.max(b, g), r)
+        inner = darkest[rh // 12 :, rw // 10 :] if left else darkest[rh // 12 :, : rw - rw // 10]
+        paper, ink_level = _percentiles(inner, (85, 2))
     low = darkest.astype(np.float32)
     if paper - ink_level < 45 or paper < 110:
         return None
@@ -131,7 +137,10 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
         pip = labels == k
         suit = _normalised(np.where(pip, ink, 0.0)[sy : sy + sh, sx : sx + sw], SUIT_SIZE)
         suit_pixels = keep | pip
-    b, g, r = (region[:, :, c][suit_pixels & (ink > 0.6)].astype(np.float32) for c in range(3))
+    coloured = suit_pixels & (ink > 0.6)  # red ink makes a red suit...
+    if light_ink:  # ... and on a dark card the card's own colour does
+        coloured = ~cv2.dilate(mask, _SQUARE3).astype(bool) & (ink < 0.2)
+    b, g, r = (region[:, :, c][coloured].astype(np.float32) for c in range(3))
     redness = float(np.mean((r - np.maximum(g, b)) / (r + 30.0))) if len(r) else 0.0
     return Glyphs(_normalised(rank_patch, RANK_SIZE), w / h, suit, redness)
 

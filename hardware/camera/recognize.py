@@ -160,10 +160,17 @@ def index_terms(deck: DeckModel, picture: np.ndarray) -> tuple[np.ndarray, np.nd
     """What the corner indices say of each code, as rank and suit terms (52,) each, in CODES
     order (suit-major); zero where the index shows nothing."""
     ranks, suits = deck.index.corner_scores(picture)
-    rank = ranks.max(axis=0) if len(ranks) else np.zeros(13)
     seen = suits[~np.isnan(suits[:, 0])] if len(suits) else suits
-    suit = seen.max(axis=0) if len(seen) else np.zeros(4)
-    return np.tile(rank, 4), np.repeat(suit, 13)
+    return np.tile(_clearest(ranks, 13), 4), np.repeat(_clearest(seen, 4), 13)
+
+
+def _clearest(rows: np.ndarray, size: int) -> np.ndarray:
+    """The row (one corner's scores) whose best entry leads its second by most: a corner
+    showing something else (a pip, a picture's edge) matches several glyphs about alike."""
+    if not len(rows):
+        return np.zeros(size)
+    top = np.sort(rows, axis=1)
+    return np.asarray(rows[int(np.argmax(top[:, -1] - top[:, -2]))])
 
 
 @dataclass

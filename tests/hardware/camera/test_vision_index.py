@@ -73,3 +73,22 @@ def test_percentiles_from_histograms_are_numpys() -> None:
         percents = (85, 2, int(rng.integers(0, 101)))
         expected = [float(np.percentile(values.astype(np.float32), q)) for q in percents]
         assert _percentiles(values, percents) == expected
+
+
+def test_a_dark_card_prints_its_index_light() -> None:
+    """`svg-oxygen` (a tuning design) prints white ranks on black and dark red cards: the
+    reader reads the negative there, and takes the card's own colour for red or black."""
+    faces = faces_or_skip("svg-oxygen")
+    model = DeckModel.from_faces("svg-oxygen", faces).index
+    assert set(model.rank_of.tolist()) == set(range(13)), "a rank was never read on enrolment"
+    rng = np.random.default_rng(5)
+    rank_right = red_right = 0
+    for code in CODES:
+        small = face_pictures(on_grey(upright(faces[code])), WARP)[0]
+        glyphs = corner_glyphs(_noisy(small, rng))
+        assert glyphs, f"no index found on {code}"
+        ranks, _suits = model.corner_scores(_noisy(small, rng))
+        rank_right += RANKS[int(np.argmax(ranks.max(axis=0)))] == code[0]
+        red_right += all((g.redness > 0.18) == (code[1] in "HD") for g in glyphs)
+    assert rank_right >= 48, f"rank read right on {rank_right}/52 faces"
+    assert red_right >= 48, f"red or black told right on {red_right}/52 faces"

@@ -19,7 +19,7 @@ from hardware.camera.deck import (
     plane_features,
     turned_features,
 )
-from hardware.camera.recognize import Recognizer
+from hardware.camera.recognize import Recognizer, _clearest
 from hardware.camera.synth.scene import frames
 
 # Measured floor on this small set (see docs/vision.md for the full benchmark and the
@@ -138,3 +138,14 @@ def test_turned_features_are_those_of_the_turned_picture() -> None:
     planes = fine_planes(picture)
     turned = np.ascontiguousarray(planes[:, ::-1, ::-1])
     assert np.allclose(turned_features(plane_features(planes)), plane_features(turned), atol=1e-5)
+
+
+def test_the_clearest_corner_speaks_for_the_index() -> None:
+    """A corner showing a pip or a picture's edge matches several glyphs about alike; the
+    corner whose best glyph stands out is the one believed, whatever its top score."""
+    clear = np.full(13, 0.2)
+    clear[6] = 0.9  # a 7, well ahead of the rest
+    muddled = np.full(13, 0.5)
+    muddled[[0, 10]] = 0.98, 0.97  # an ace or a jack, nothing to choose between them
+    assert np.array_equal(_clearest(np.stack([muddled, clear]), 13), clear)
+    assert np.array_equal(_clearest(np.zeros((0, 4)), 4), np.zeros(4))
