@@ -173,6 +173,30 @@ def _clearest(rows: np.ndarray, size: int) -> np.ndarray:
     return np.asarray(rows[int(np.argmax(top[:, -1] - top[:, -2]))])
 
 
+@dataclass(frozen=True)
+class Look:
+    """One card-shaped thing as the recognizer saw it: the quad, the whole-card reading, the
+    fused score of each code, and the corner index's rank and suit terms (52,) each."""
+
+    quad: np.ndarray
+    reading: Reading
+    fused: np.ndarray
+    rank: np.ndarray
+    suit: np.ndarray
+
+    @property
+    def clear(self) -> float:
+        """How clearly a corner index shows: the weaker of its best rank and suit agreements."""
+        return float(min(self.rank.max(), self.suit.max()))
+
+    def index_names(self, code: int) -> bool:
+        """Whether the corner index shows the rank and a suit pip of code `code` (CODES
+        position) above every other rank and suit."""
+        suit = self.suit[::13]
+        return bool(self.rank[code] >= self.rank.max() and suit.any()
+                    and self.suit[code] >= suit.max())
+
+
 @dataclass
 class Recognizer:
     """Frame in, sightings out.
@@ -183,7 +207,8 @@ class Recognizer:
     reading is "unsure". `confidence` is the share of reads with such a lead that were right
     on the tuning designs (`calibration`: lead in units of `min_margin` -> share right).
     Defaults are tuned for an enrolled deck; `synth.generic.GENERIC` holds those for the
-    built-in model.
+    built-in model, which also asks the corner index to name the card (`index_must_name`):
+    faces of other designs alone are no evidence of a card's suit.
     """
 
     deck: DeckModel
@@ -194,12 +219,12 @@ class Recognizer:
     index_cap: float = 0.1
     index_face_up: float = 0.7  # a clear index makes a card face up even unlike every face
     pair_weight: float = 0.15  # the full-detail look at the two leading codes (`pairwise`)
+    index_must_name: bool = False  # read a card only when its corner index names it too
     calibration: tuple[tuple[float, ...], tuple[float, ...]] = (
         (0.0, 0.5, 1.0, 2.0, 5.0, 10.0), (0.3, 0.7, 0.9, 0.95, 0.98, 0.995))
 
-    def examine(self, frame: np.ndarray) -> list[tuple[np.ndarray, Reading, np.ndarray, float]]:
-        """Every card-shaped thing: its quad, the whole-card reading, the fused scores and how
-        clearly a corner index shows (the weaker of the best rank and suit agreements)."""
+    def examine(self, frame: np.ndarray) -> list[Look]:
+        """Every card-shaped thing, as the recognizer saw it (before deciding)."""
         if frame.ndim != 3 or frame.shape[2] != 3:
             raise ValueError(f"expected a BGR colour frame, got an array of shape {frame.shape}")
         out = []
@@ -219,8 +244,7 @@ class Recognizer:
                      + np.maximum(self.suit_weight * (suit - suit.max()), -cap))
             if len(self.deck.fine) and self.pair_weight:
                 self._tell_apart(reading, fused)
-            clear = float(min(rank.max(), suit.max()))
-            out.append((quad, reading, fused, clear))
+            out.append(Look(quad, reading, fused, rank, suit))
         return out
 
     def _tell_apart(self, reading: Reading, fused: np.ndarray) -> None:
@@ -238,22 +262,24 @@ class Recognizer:
 
     def __call__(self, frame: np.ndarray) -> list[Sighting]:
         out = []
-        for quad, reading, fused, clear in self.examine(frame):
+        for look in self.examine(frame):
+            quad, reading, fused = look.quad, look.reading, look.fused
             if reading.flipped:
                 quad = np.roll(quad, 2, axis=0)
             center = (float(quad[:, 0].mean()), float(quad[:, 1].mean()))
             corners = tuple((float(x), float(y)) for x, y in quad)
-            looks_unlike = reading.score < self.min_score and clear < self.index_face_up
+            looks_unlike = reading.score < self.min_score and look.clear < self.index_face_up
             if reading.back > reading.score or looks_unlike:
                 confidence = float(np.clip(1.0 - reading.score, 0.0, 1.0))
                 out.append(Sighting(None, "down", center, corners, confidence))
                 continue
             order = np.argsort(fused)
-            lead = float(fused[order[-1]] - fused[order[-2]])
+            best = int(order[-1])
+            lead = float(fused[best] - fused[order[-2]])
             knots, right = self.calibration
             confidence = float(np.interp(lead / self.min_margin, knots, right))
-            if lead < self.min_margin:
+            if lead < self.min_margin or (self.index_must_name and not look.index_names(best)):
                 out.append(Sighting(None, "unsure", center, corners, confidence))
             else:
-                out.append(Sighting(CODES[int(order[-1])], "up", center, corners, confidence))
+                out.append(Sighting(CODES[best], "up", center, corners, confidence))
         return out

@@ -21,6 +21,7 @@ GENERIC: dict[str, Any] = {
     "suit_weight": 4.0,
     "index_cap": 0.2,
     "calibration": ((0.0, 0.5, 1.0, 1.5, 2.0, 3.0), (0.4, 0.7, 0.82, 0.9, 0.95, 0.98)),
+    "index_must_name": True,
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -19,7 +20,8 @@ from hardware.camera.deck import (
     plane_features,
     turned_features,
 )
-from hardware.camera.recognize import Recognizer, _clearest
+from hardware.camera.index import IndexModel
+from hardware.camera.recognize import Look, Recognizer, _clearest
 from hardware.camera.synth.scene import frames
 
 # Measured floor on this small set (see docs/vision.md for the full benchmark and the
@@ -149,3 +151,28 @@ def test_the_clearest_corner_speaks_for_the_index() -> None:
     muddled[[0, 10]] = 0.98, 0.97  # an ace or a jack, nothing to choose between them
     assert np.array_equal(_clearest(np.stack([muddled, clear]), 13), clear)
     assert np.array_equal(_clearest(np.zeros((0, 4)), 4), np.zeros(4))
+
+
+def test_the_index_names_a_card_only_with_its_rank_and_a_suit_pip() -> None:
+    rank = np.tile(np.linspace(0, 0.6, 13), 4)  # K (last rank) reads best
+    suit = np.repeat([0.1, 0.8, 0.3, 0.2], 13)  # hearts
+    look = Look(np.zeros((4, 2)), None, np.zeros(52), rank, suit)  # type: ignore[arg-type]
+    assert look.index_names(CODES.index("KH"))
+    assert not look.index_names(CODES.index("KD"))
+    assert not look.index_names(CODES.index("QH"))
+    no_pip = Look(look.quad, None, look.fused, rank, np.zeros(52))  # type: ignore[arg-type]
+    assert not no_pip.index_names(CODES.index("KS"))
+
+
+def test_without_the_index_naming_it_a_card_is_not_read(faces: dict,
+                                                        held_out_frames: list) -> None:
+    """The built-in model's rule (`index_must_name`): faces alone do not make a read. With
+    the corner index templates taken away the same cards are read without the rule and left
+    unsure with it."""
+    deck = replace(DeckModel.from_faces("tango", faces), index=IndexModel.empty())
+    image = held_out_frames[0].image
+    loose = [s for s in Recognizer(deck)(image) if s.face == "up"]
+    strict = Recognizer(deck, index_must_name=True)(image)
+    assert len(loose) >= 3
+    assert not [s for s in strict if s.face == "up"]
+    assert len([s for s in strict if s.face == "unsure"]) >= len(loose)
