@@ -140,6 +140,14 @@ def _enroll(args: argparse.Namespace) -> int:
     deck.save(args.out)
     back = " and the back" if len(deck.backs) else " (no back.png: face-down cards by elimination)"
     print(f"enrolled {deck.name}: 52 faces{back} -> {args.out}")
+    ranks, suits = deck.index.unread()
+    if ranks or suits:
+        missing = ", ".join(part for part in (ranks and f"ranks {' '.join(ranks)}",
+                                              suits and f"suits {' '.join(suits)}") if part)
+        print(f"warning: no corner index read for {missing}: those cards are told apart by "
+              "their whole face alone (check that the pictures show the corner indices)")
+    else:
+        print("corner index read for every rank and suit")
     return 0
 
 

@@ -209,6 +209,13 @@ class IndexModel:
                    arrays["rank_of"].astype(int), arrays["suits"].astype(np.float32),
                    arrays["suit_of"].astype(int))
 
+    def unread(self) -> tuple[str, str]:
+        """The ranks and suits of which no index glyph was learnt (RANKS and SUITS letters):
+        cards of those are read by their whole face alone."""
+        ranks = "".join(r for i, r in enumerate(RANKS) if i not in set(self.rank_of.tolist()))
+        suits = "".join(s for i, s in enumerate(SUITS) if i not in set(self.suit_of.tolist()))
+        return ranks, suits
+
     @classmethod
     def merge(cls, models: list[IndexModel]) -> IndexModel:
         return cls(*(np.concatenate([getattr(m, f) for m in models]) for f in cls._FIELDS))

@@ -23,6 +23,7 @@ from hardware.camera.deck import (
 from hardware.camera.index import IndexModel
 from hardware.camera.recognize import Look, Recognizer, _clearest
 from hardware.camera.synth.scene import frames
+from tests.cardart import faces_or_skip
 
 # Measured floor on this small set (see docs/vision.md for the full benchmark and the
 # targets it does not yet meet); a regression below it fails.
@@ -97,6 +98,29 @@ def test_enrol_round_trip_through_the_commands(faces: dict, held_out_frames: lis
         assert not {row["card"] for row in listed} & (face_down - face_up)
         assert len({row["card"] for row in listed} & face_up) >= len(listed) - 1
     assert listed_any >= 5, "the enrolled deck read almost nothing"
+
+
+def test_enrolment_says_which_indices_it_could_not_read(tmp_path: Path, capsys) -> None:
+    """A casino learns at enrolment whether its cards' corner indices were read: here the
+    kings' corners are painted over, and the enrolment says so."""
+    standard = faces_or_skip("svg-standard")  # a tuning design
+    folder = tmp_path / "deck"
+    folder.mkdir()
+    for code in CODES:
+        face = standard[code].copy()
+        if code[0] == "K":
+            h, w = face.shape[:2]
+            for rows in (slice(0, h * 2 // 5), slice(h - h * 2 // 5, h)):
+                for cols in (slice(0, w * 3 // 10), slice(w - w * 3 // 10, w)):
+                    face[rows, cols, :3] = 255
+        cv2.imwrite(str(folder / f"{code}.png"), face)
+    assert main(["vision", "enroll", str(folder), "--out", str(tmp_path / "k.npz")]) == 0
+    said = capsys.readouterr().out
+    assert "warning: no corner index read for ranks K:" in said
+    for code in CODES:
+        cv2.imwrite(str(folder / f"{code}.png"), standard[code])
+    assert main(["vision", "enroll", str(folder), "--out", str(tmp_path / "all.npz")]) == 0
+    assert "corner index read for every rank and suit" in capsys.readouterr().out
 
 
 def test_enrolment_refuses_an_incomplete_folder(faces: dict, tmp_path: Path, capsys) -> None:
