@@ -189,12 +189,12 @@ class Look:
         """How clearly a corner index shows: the weaker of its best rank and suit agreements."""
         return float(min(self.rank.max(), self.suit.max()))
 
-    def index_names(self, code: int) -> bool:
-        """Whether the corner index shows the rank and a suit pip of code `code` (CODES
-        position) above every other rank and suit."""
-        suit = self.suit[::13]
+    def index_names(self, code: int, suit_lead: float = 0.0) -> bool:
+        """Whether the corner index shows the rank of code `code` (CODES position) above every
+        other rank, and a suit pip of its suit ahead of every other suit by `suit_lead`."""
+        suit = np.sort(self.suit[::13])
         return bool(self.rank[code] >= self.rank.max() and suit.any()
-                    and self.suit[code] >= suit.max())
+                    and self.suit[code] >= suit[-1] and suit[-1] - suit[-2] >= suit_lead)
 
 
 @dataclass
@@ -219,7 +219,8 @@ class Recognizer:
     index_cap: float = 0.1
     index_face_up: float = 0.7  # a clear index makes a card face up even unlike every face
     pair_weight: float = 0.15  # the full-detail look at the two leading codes (`pairwise`)
-    index_must_name: bool = False  # read a card only when its corner index names it too
+    index_must_name: bool = False  # read a card only when its corner index names it too,
+    index_suit_lead: float = 0.0  # ... its suit pip ahead of the next suit's by this much
     calibration: tuple[tuple[float, ...], tuple[float, ...]] = (
         (0.0, 0.5, 1.0, 2.0, 5.0, 10.0), (0.3, 0.7, 0.9, 0.95, 0.98, 0.995))
 
@@ -278,7 +279,8 @@ class Recognizer:
             lead = float(fused[best] - fused[order[-2]])
             knots, right = self.calibration
             confidence = float(np.interp(lead / self.min_margin, knots, right))
-            if lead < self.min_margin or (self.index_must_name and not look.index_names(best)):
+            named = look.index_names(best, self.index_suit_lead)
+            if lead < self.min_margin or (self.index_must_name and not named):
                 out.append(Sighting(None, "unsure", center, corners, confidence))
             else:
                 out.append(Sighting(CODES[best], "up", center, corners, confidence))

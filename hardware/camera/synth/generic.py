@@ -14,7 +14,9 @@ from hardware.camera.synth.decks import TUNING, default_cache, load_faces, rende
 
 VERSION = 4
 # Readings of unseen designs lean on the corner index and are less sure: these settings of
-# `Recognizer` were chosen by leave-one-design-out runs on the tuning designs only.
+# `Recognizer` were chosen by leave-one-design-out runs on the tuning designs only; the
+# index rule (`index_must_name`, `index_suit_lead`) by leaving out a whole family (the GNOME
+# designs, or the KDE ones): spades and clubs of one family read as the other's otherwise.
 GENERIC: dict[str, Any] = {
     "min_margin": 0.1,
     "rank_weight": 0.5,
@@ -22,6 +24,7 @@ GENERIC: dict[str, Any] = {
     "index_cap": 0.2,
     "calibration": ((0.0, 0.5, 1.0, 1.5, 2.0, 3.0), (0.4, 0.7, 0.82, 0.9, 0.95, 0.98)),
     "index_must_name": True,
+    "index_suit_lead": 0.15,
 }
 
 

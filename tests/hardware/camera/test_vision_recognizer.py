@@ -186,6 +186,9 @@ def test_the_index_names_a_card_only_with_its_rank_and_a_suit_pip() -> None:
     assert not look.index_names(CODES.index("QH"))
     no_pip = Look(look.quad, None, look.fused, rank, np.zeros(52))  # type: ignore[arg-type]
     assert not no_pip.index_names(CODES.index("KS"))
+    # hearts lead diamonds by 0.5: enough for a lead of 0.4, not for one of 0.6
+    assert look.index_names(CODES.index("KH"), suit_lead=0.4)
+    assert not look.index_names(CODES.index("KH"), suit_lead=0.6)
 
 
 def test_without_the_index_naming_it_a_card_is_not_read(faces: dict,
