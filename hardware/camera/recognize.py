@@ -222,7 +222,7 @@ class Recognizer:
     index_must_name: bool = False  # read a card only when its corner index names it too,
     index_suit_lead: float = 0.0  # ... its suit pip ahead of the next suit's by this much
     calibration: tuple[tuple[float, ...], tuple[float, ...]] = (
-        (0.0, 0.5, 1.0, 2.0, 5.0, 10.0), (0.3, 0.7, 0.9, 0.95, 0.98, 0.995))
+        (0.0, 1.0, 2.0, 3.0, 5.0, 10.0), (0.3, 0.7, 0.95, 0.97, 0.99, 0.998))
 
     def examine(self, frame: np.ndarray) -> list[Look]:
         """Every card-shaped thing, as the recognizer saw it (before deciding)."""

@@ -22,7 +22,7 @@ GENERIC: dict[str, Any] = {
     "rank_weight": 0.5,
     "suit_weight": 4.0,
     "index_cap": 0.2,
-    "calibration": ((0.0, 0.5, 1.0, 1.5, 2.0, 3.0), (0.4, 0.7, 0.82, 0.9, 0.95, 0.98)),
+    "calibration": ((0.0, 0.5, 1.0, 2.0, 3.0, 5.0), (0.5, 0.75, 0.9, 0.95, 0.98, 0.995)),
     "index_must_name": True,
     "index_suit_lead": 0.15,
 }
