@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from hardware.camera.index import IndexModel, face_pictures
+from hardware.camera.pips import PipModel
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -24,7 +25,7 @@ _CODE_INDEX = {c: i for i, c in enumerate(CODES)}
 CANON = (60, 84)  # width, height of the upright card picture that is compared
 GRID = (3, 4)  # cells across and down
 _INSET = 0.02  # share of the card trimmed at each edge before comparing
-FORMAT = 4  # bump when the cells change: deck files of another format are refused
+FORMAT = 5  # bump when the cells change: deck files of another format are refused
 WARP = (round(CANON[0] * 2.08), round(CANON[1] * 2.08))  # a card warped upright from a frame
 
 
@@ -155,6 +156,7 @@ class DeckModel:
     # near-identical faces apart (`pairwise`); empty: that stage is skipped
     fine: np.ndarray = field(default_factory=lambda: np.zeros((0, 2 * CANON[1], 2 * CANON[0]),
                                                               np.uint8))
+    pips: PipModel = field(default_factory=PipModel.empty)  # the big pips of number cards
 
     @classmethod
     def from_faces(cls, name: str, faces: dict[str, np.ndarray]) -> DeckModel:
@@ -163,14 +165,15 @@ class DeckModel:
             raise DeckError(f"deck {name!r} lacks {len(missing)} faces: {', '.join(missing)}")
         flat = {c: on_grey(upright(faces[c])) for c in CODES}
         planes = [fine_planes(flat[c]) for c in CODES]
-        index = IndexModel.from_pictures({c: face_pictures(flat[c], WARP) for c in CODES})
+        pictures = {c: face_pictures(flat[c], WARP) for c in CODES}
+        index = IndexModel.from_pictures(pictures)
         cells = np.stack([plane_features(p) for p in planes])
         greys = np.stack([cv2.resize(p[0], CANON, interpolation=cv2.INTER_AREA) for p in planes])
         backs = [features(on_grey(upright(faces["back"])))] if "back" in faces else []
         back_arr = np.stack(backs) if backs else np.zeros((0, *cells.shape[1:]), np.float32)
         fine = np.clip(np.stack([p[0] for p in planes]), 0, 255).astype(np.uint8)
         return cls(name, list(CODES), cells, back_arr, np.clip(greys, 0, 255).astype(np.uint8),
-                   index, fine)
+                   index, fine, PipModel.from_pictures(pictures))
 
     def code_index(self) -> np.ndarray:
         """Where each template's code stands in CODES."""
@@ -186,6 +189,7 @@ class DeckModel:
             np.concatenate([d.greys for d in decks]),
             IndexModel.merge([d.index for d in decks]),
             np.concatenate([d.fine for d in decks]),
+            PipModel.merge([d.pips for d in decks]),
         )
 
     def save(self, path: Path) -> None:
@@ -196,6 +200,7 @@ class DeckModel:
             "backs": self.backs.astype(np.float16), "greys": self.greys,
             "fine": self.fine,
             **{f"index_{k}": v for k, v in self.index.arrays().items()},
+            **{f"pips_{k}": v for k, v in self.pips.arrays().items()},
         }
         with open(path, "wb") as handle:
             np.savez_compressed(handle, **arrays)  # type: ignore[arg-type]
@@ -211,6 +216,8 @@ class DeckModel:
                 fine = data["fine"]
                 index = IndexModel.from_arrays({k[6:]: data[k] for k in data.files
                                                 if k.startswith("index_")})
+                pips = PipModel.from_arrays({k[5:]: data[k] for k in data.files
+                                             if k.startswith("pips_")})
         except (OSError, ValueError, KeyError, json.JSONDecodeError) as err:
             raise DeckError(f"{path}: not a deck file made by `vision enroll` ({err})") from err
         if (tuple(meta.get("canon", ())) != CANON or tuple(meta.get("grid", ())) != GRID
@@ -218,7 +225,7 @@ class DeckModel:
             raise DeckError(f"{path}: made by another version of the recognizer; enrol again")
         if len(fine) != len(cells):
             raise DeckError(f"{path}: {len(fine)} fine faces for {len(cells)} faces; enrol again")
-        return cls(meta["name"], list(meta["codes"]), cells, backs, greys, index, fine)
+        return cls(meta["name"], list(meta["codes"]), cells, backs, greys, index, fine, pips)
 
 
 def enrol_folder(folder: Path, name: str | None = None) -> DeckModel:

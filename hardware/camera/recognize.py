@@ -183,18 +183,21 @@ class Look:
     fused: np.ndarray
     rank: np.ndarray
     suit: np.ndarray
+    pips: np.ndarray  # (4,) the body pips' agreement with each suit; zeros when none show
 
     @property
     def clear(self) -> float:
         """How clearly a corner index shows: the weaker of its best rank and suit agreements."""
         return float(min(self.rank.max(), self.suit.max()))
 
-    def index_names(self, code: int, suit_lead: float = 0.0) -> bool:
+    def index_names(self, code: int, suit_lead: float = 0.0, pip_weight: float = 0.0) -> bool:
         """Whether the corner index shows the rank of code `code` (CODES position) above every
-        other rank, and a suit pip of its suit ahead of every other suit by `suit_lead`."""
-        suit = np.sort(self.suit[::13])
+        other rank, and its suit pip (plus `pip_weight` times the body pips' say) puts the
+        code's suit ahead of every other suit by `suit_lead`."""
+        suit = self.suit[::13] + pip_weight * self.pips
+        ranked = np.sort(suit)
         return bool(self.rank[code] >= self.rank.max() and suit.any()
-                    and self.suit[code] >= suit[-1] and suit[-1] - suit[-2] >= suit_lead)
+                    and suit[code // 13] >= ranked[-1] and ranked[-1] - ranked[-2] >= suit_lead)
 
 
 @dataclass
@@ -202,7 +205,8 @@ class Recognizer:
     """Frame in, sightings out.
 
     Each code's score is its whole-card agreement plus what the corner index says of its
-    rank and suit (`rank_weight`, `suit_weight`). `min_score`: below it a card looks like
+    rank and suit (`rank_weight`, `suit_weight`) and the body pips of its suit
+    (`pip_weight`). `min_score`: below it a card looks like
     no face (face down); `min_margin`: below this lead of the best code over the next the
     reading is "unsure". `confidence` is the share of reads with such a lead that were right
     on the tuning designs (`calibration`: lead in units of `min_margin` -> share right).
@@ -219,8 +223,11 @@ class Recognizer:
     index_cap: float = 0.1
     index_face_up: float = 0.7  # a clear index makes a card face up even unlike every face
     pair_weight: float = 0.15  # the full-detail look at the two leading codes (`pairwise`)
+    pip_weight: float = 1.0  # the body pips' say on the suit (`pips`), costing at most
+    pip_cap: float = 0.05  # ... this much
     index_must_name: bool = False  # read a card only when its corner index names it too,
-    index_suit_lead: float = 0.0  # ... its suit pip ahead of the next suit's by this much
+    index_suit_lead: float = 0.0  # ... its suit ahead of the next suit's by this much
+    index_pip_weight: float = 0.0  # ... counting the body pips' say this much
     calibration: tuple[tuple[float, ...], tuple[float, ...]] = (
         (0.0, 1.0, 2.0, 3.0, 5.0, 10.0), (0.3, 0.7, 0.95, 0.97, 0.99, 0.998))
 
@@ -239,13 +246,16 @@ class Recognizer:
                 if other.score > reading.score:  # the edges were misread: the mask's quad fits
                     quad, reading, picture = candidate.coarse, other, other_picture
             rank, suit = index_terms(self.deck, picture)
+            pips = self.deck.pips.suit_scores(picture)
             cap = self.index_cap
             fused = (reading.per_code
                      + np.maximum(self.rank_weight * (rank - rank.max()), -cap)
-                     + np.maximum(self.suit_weight * (suit - suit.max()), -cap))
+                     + np.maximum(self.suit_weight * (suit - suit.max()), -cap)
+                     + np.repeat(np.maximum(self.pip_weight * (pips - pips.max()),
+                                            -self.pip_cap), 13))
             if len(self.deck.fine) and self.pair_weight:
                 self._tell_apart(reading, fused)
-            out.append(Look(quad, reading, fused, rank, suit))
+            out.append(Look(quad, reading, fused, rank, suit, pips))
         return out
 
     def _tell_apart(self, reading: Reading, fused: np.ndarray) -> None:
@@ -279,7 +289,7 @@ class Recognizer:
             lead = float(fused[best] - fused[order[-2]])
             knots, right = self.calibration
             confidence = float(np.interp(lead / self.min_margin, knots, right))
-            named = look.index_names(best, self.index_suit_lead)
+            named = look.index_names(best, self.index_suit_lead, self.index_pip_weight)
             if lead < self.min_margin or (self.index_must_name and not named):
                 out.append(Sighting(None, "unsure", center, corners, confidence))
             else:

@@ -12,7 +12,7 @@ from typing import Any
 from hardware.camera.deck import DeckModel
 from hardware.camera.synth.decks import TUNING, default_cache, load_faces, render_design
 
-VERSION = 4
+VERSION = 5
 # Readings of unseen designs lean on the corner index and are less sure: these settings of
 # `Recognizer` were chosen by leave-one-design-out runs on the tuning designs only; the
 # index rule (`index_must_name`, `index_suit_lead`) by leaving out a whole family (the GNOME
@@ -23,8 +23,10 @@ GENERIC: dict[str, Any] = {
     "suit_weight": 4.0,
     "index_cap": 0.2,
     "calibration": ((0.0, 0.5, 1.0, 2.0, 3.0, 5.0), (0.5, 0.75, 0.9, 0.95, 0.98, 0.995)),
+    "pip_weight": 0.0,
     "index_must_name": True,
     "index_suit_lead": 0.15,
+    "index_pip_weight": 2.0,
 }
 
 

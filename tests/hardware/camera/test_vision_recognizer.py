@@ -180,15 +180,22 @@ def test_the_clearest_corner_speaks_for_the_index() -> None:
 def test_the_index_names_a_card_only_with_its_rank_and_a_suit_pip() -> None:
     rank = np.tile(np.linspace(0, 0.6, 13), 4)  # K (last rank) reads best
     suit = np.repeat([0.1, 0.8, 0.3, 0.2], 13)  # hearts
-    look = Look(np.zeros((4, 2)), None, np.zeros(52), rank, suit)  # type: ignore[arg-type]
+    look = Look(np.zeros((4, 2)), None, np.zeros(52), rank, suit,  # type: ignore[arg-type]
+                np.zeros(4))
     assert look.index_names(CODES.index("KH"))
     assert not look.index_names(CODES.index("KD"))
     assert not look.index_names(CODES.index("QH"))
-    no_pip = Look(look.quad, None, look.fused, rank, np.zeros(52))  # type: ignore[arg-type]
+    no_pip = Look(look.quad, None, look.fused, rank, np.zeros(52),  # type: ignore[arg-type]
+                  np.zeros(4))
     assert not no_pip.index_names(CODES.index("KS"))
     # hearts lead diamonds by 0.5: enough for a lead of 0.4, not for one of 0.6
     assert look.index_names(CODES.index("KH"), suit_lead=0.4)
     assert not look.index_names(CODES.index("KH"), suit_lead=0.6)
+    # the body pips say diamonds: counted in, they overrule the corner's small pip
+    pips = replace(look, pips=np.array([0.0, 0.0, 0.9, 0.0]))
+    assert pips.index_names(CODES.index("KH"), suit_lead=0.4)
+    assert pips.index_names(CODES.index("KD"), pip_weight=1.0)
+    assert not pips.index_names(CODES.index("KH"), pip_weight=1.0)
 
 
 def test_without_the_index_naming_it_a_card_is_not_read(faces: dict,

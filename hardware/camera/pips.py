@@ -1,0 +1,125 @@
+"""Read a card's suit from the big pips in its body: a second witness beside the corner index.
+
+The suit pip under a corner's rank is small (about 12 pixels on the felt), and spades and
+clubs blur alike there. A number card also prints its suit large in its body, several
+times. On an upright card picture, the ink blobs of pip size away from the corner indices
+are cut out (those in the lower half are printed upside down and are turned back), scaled
+to a fixed square and compared with templates: the enrolled deck's own pips, or those of all
+tuning designs for unknown decks. The suit is what the pips agree on; red or black ink
+decides half of it. Court cards show no such pips and are left to the rest of the reading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+SUITS = "SHDC"
+PIP_SIZE = 20  # side of a normalised pip picture
+_RED_SUITS = np.array([s in "HD" for s in SUITS])
+_CORNER = (0.22, 0.3)  # share of width and height kept clear of the corner indices
+
+
+def _unit(values: np.ndarray) -> np.ndarray:
+    flat = values.reshape(-1).astype(np.float32)
+    flat = flat - flat.mean()
+    return flat / (np.linalg.norm(flat) + 1e-6)
+
+
+def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float]:
+    """The pips in an upright BGR card picture, as normalised pictures (k, PIP_SIZE**2),
+    and how red their ink is (about 0 for black, 0.3 and more for red)."""
+    h, w = picture.shape[:2]
+    darkest = cv2.min(cv2.min(picture[:, :, 0], picture[:, :, 1]), picture[:, :, 2])
+    paper, ink_level = (float(v) for v in np.percentile(darkest, (80, 3)))
+    empty = np.zeros((0, PIP_SIZE * PIP_SIZE), np.float32)
+    if paper - ink_level < 40 or paper < 100:  # no light paper with dark ink on it
+        return empty, 0.0
+    ink = np.clip((paper - darkest.astype(np.float32)) / (paper - ink_level), 0.0, 1.0)
+    count, labels, stats, centres = cv2.connectedComponentsWithStats(
+        (ink > 0.5).astype(np.uint8), connectivity=8)
+    pips, coloured = [], np.zeros((h, w), bool)
+    cw, ch = _CORNER[0] * w, _CORNER[1] * h
+    for i in range(1, count):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        if not (0.07 * h <= bh <= 0.2 * h and 0.6 <= bw / bh <= 1.4 and area >= 0.35 * bw * bh):
+            continue
+        in_corner = (x < cw or x + bw > w - cw) and (y < ch or y + bh > h - ch)
+        if in_corner:
+            continue
+        blob = labels[y : y + bh, x : x + bw] == i
+        patch = np.where(blob, ink[y : y + bh, x : x + bw], 0.0)
+        if centres[i][1] > h / 2:  # printed upside down in the lower half
+            patch = patch[::-1, ::-1]
+        side = max(bw, bh)
+        square = np.zeros((side, side), np.float32)
+        top, left = (side - bh) // 2, (side - bw) // 2
+        square[top : top + bh, left : left + bw] = patch
+        pips.append(_unit(cv2.resize(square, (PIP_SIZE, PIP_SIZE), interpolation=cv2.INTER_AREA)))
+        coloured[y : y + bh, x : x + bw] |= blob
+    if not pips:
+        return empty, 0.0
+    b, g, r = (picture[:, :, c][coloured & (ink > 0.6)].astype(np.float32) for c in range(3))
+    redness = float(np.mean((r - np.maximum(g, b)) / (r + 30.0))) if len(r) else 0.0
+    return np.stack(pips), redness
+
+
+@dataclass
+class PipModel:
+    """Pip templates: `pips[i]` is a pip of suit `suit_of[i]` (0..3, SUITS order)."""
+
+    pips: np.ndarray  # (n, PIP_SIZE**2) float32
+    suit_of: np.ndarray  # (n,) int
+
+    @classmethod
+    def empty(cls) -> PipModel:
+        return cls(np.zeros((0, PIP_SIZE * PIP_SIZE), np.float32), np.zeros(0, int))
+
+    @classmethod
+    def from_pictures(cls, pictures: dict[str, list[np.ndarray]]) -> PipModel:
+        """Templates from upright card pictures (as warped from a frame) keyed by code; court
+        cards are skipped (their pictures are not pips)."""
+        pips: list[np.ndarray] = []
+        suit_of: list[int] = []
+        for code, pics in pictures.items():
+            if code[0] in "JQK":
+                continue
+            for pic in pics:
+                found, _ = body_pips(pic)
+                pips.extend(found)
+                suit_of.extend([SUITS.index(code[1])] * len(found))
+        if not pips:
+            return cls.empty()
+        return cls(np.stack(pips), np.array(suit_of, int))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"pips": self.pips.astype(np.float16), "suit_of": self.suit_of}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> PipModel:
+        if "pips" not in arrays or "suit_of" not in arrays:
+            raise KeyError("pip templates lack pips or suit_of")
+        return cls(arrays["pips"].astype(np.float32), arrays["suit_of"].astype(int))
+
+    @classmethod
+    def merge(cls, models: list[PipModel]) -> PipModel:
+        return cls(np.concatenate([m.pips for m in models]),
+                   np.concatenate([m.suit_of for m in models]))
+
+    def suit_scores(self, picture: np.ndarray) -> np.ndarray:
+        """Agreement of the card's body pips with each suit (4,), about -1..1, averaged over
+        the pips; zeros when the card shows no pips (a court card, a hand over its body)."""
+        found, redness = body_pips(picture)
+        if not len(found) or not len(self.pips):
+            return np.zeros(len(SUITS))
+        sims = found @ self.pips.T  # (k, n)
+        per_suit = np.full((len(found), len(SUITS)), -1.0)
+        for s in range(len(SUITS)):
+            mine = self.suit_of == s
+            if mine.any():
+                per_suit[:, s] = sims[:, mine].max(axis=1)
+        scores = per_suit.mean(axis=0)
+        scores[(redness > 0.18) != _RED_SUITS] -= 0.5
+        return scores

@@ -1,0 +1,56 @@
+"""The body-pip reader: a number card's suit from the big pips in its body."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from hardware.camera.deck import CODES, WARP, DeckModel, on_grey, upright
+from hardware.camera.index import face_pictures
+from hardware.camera.pips import SUITS, PipModel, body_pips
+from tests.cardart import faces_or_skip
+
+TUNING_DESIGN = "svg-standard"  # the pip reader's own check may use a tuning design
+NUMBER_CARDS = [c for c in CODES if c[0] in "23456789T"]
+
+
+def _small(faces: dict, code: str, rng: np.random.Generator) -> np.ndarray:
+    picture = face_pictures(on_grey(upright(faces[code])), WARP)[0]  # as at 130 px high
+    noisy = picture.astype(np.float64) + rng.normal(0, 6, picture.shape)
+    return np.clip(noisy, 0, 255).astype(np.uint8)
+
+
+def test_suit_of_number_cards_from_their_pips() -> None:
+    faces = faces_or_skip(TUNING_DESIGN)
+    model = DeckModel.from_faces(TUNING_DESIGN, faces).pips
+    assert set(model.suit_of.tolist()) == {0, 1, 2, 3}
+    rng = np.random.default_rng(7)
+    right = turned_alike = 0
+    for code in NUMBER_CARDS:
+        picture = _small(faces, code, rng)
+        scores = model.suit_scores(picture)
+        right += SUITS[int(np.argmax(scores))] == code[1]
+        turned = model.suit_scores(np.ascontiguousarray(picture[::-1, ::-1]))
+        turned_alike += int(np.argmax(turned)) == int(np.argmax(scores))
+    assert right >= 34, f"suit read right on {right}/{len(NUMBER_CARDS)} number cards"
+    assert turned_alike >= 34, "a card lying the other way round reads another suit"
+
+
+def test_no_pips_no_say() -> None:
+    blank = np.full((WARP[1], WARP[0], 3), 235, np.uint8)
+    found, _ = body_pips(blank)
+    assert found.shape == (0, 400)
+    model = PipModel(np.ones((1, 400), np.float32) / 20.0, np.array([0]))
+    assert np.array_equal(model.suit_scores(blank), np.zeros(4))
+    assert np.array_equal(PipModel.empty().suit_scores(blank), np.zeros(4))
+
+
+def test_pip_templates_survive_save_and_load(tmp_path: Path) -> None:
+    faces = faces_or_skip(TUNING_DESIGN)
+    deck = DeckModel.from_faces(TUNING_DESIGN, faces)
+    deck.save(tmp_path / "deck.npz")
+    again = DeckModel.load(tmp_path / "deck.npz").pips
+    assert len(again.pips) == len(deck.pips.pips) > 40
+    assert np.array_equal(again.suit_of, deck.pips.suit_of)
+    assert np.abs(again.pips - deck.pips.pips).max() < 1e-2
