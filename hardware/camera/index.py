@@ -74,8 +74,8 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     inner = darkest[rh // 12 :, rw // 10 :] if left else darkest[rh // 12 :, : rw - rw // 10]
     paper, ink_level, middle = _percentiles(inner, (85, 2, 50))
     light_ink = middle < 100  # a dark card prints its index light
-    if light_ink:  # the same reading on the negative (the brightest channel, turned over)
-        darkest = 255 - cv2.max(cv2.max(b, g), r)
+    if light_ink:  # the same reading on the negative (light ink on a dark or coloured card)
+        darkest = 255 - darkest
         inner = darkest[rh // 12 :, rw // 10 :] if left else darkest[rh // 12 :, : rw - rw // 10]
         paper, ink_level = _percentiles(inner, (85, 2))
     low = darkest.astype(np.float32)

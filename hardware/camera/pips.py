@@ -6,7 +6,8 @@ times. On an upright card picture, the ink blobs of pip size away from the corne
 are cut out (those in the lower half are printed upside down and are turned back), scaled
 to a fixed square and compared with templates: the enrolled deck's own pips, or those of all
 tuning designs for unknown decks. The suit is what the pips agree on; red or black ink
-decides half of it. Court cards show no such pips and are left to the rest of the reading.
+(on a dark card, which prints its pips light, the card's own colour) decides half of it.
+Court cards show no such pips and are left to the rest of the reading.
 """
 
 from __future__ import annotations
@@ -32,7 +33,11 @@ def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float]:
     """The pips in an upright BGR card picture, as normalised pictures (k, PIP_SIZE**2),
     and how red their ink is (about 0 for black, 0.3 and more for red)."""
     h, w = picture.shape[:2]
-    darkest = cv2.min(cv2.min(picture[:, :, 0], picture[:, :, 1]), picture[:, :, 2])
+    b, g, r = cv2.split(picture)
+    darkest = cv2.min(cv2.min(b, g), r)
+    light_ink = float(np.median(darkest)) < 100  # a dark card prints its pips light
+    if light_ink:  # read the negative: light pips on a dark or deeply coloured card
+        darkest = 255 - darkest
     paper, ink_level = (float(v) for v in np.percentile(darkest, (80, 3)))
     empty = np.zeros((0, PIP_SIZE * PIP_SIZE), np.float32)
     if paper - ink_level < 40 or paper < 100:  # no light paper with dark ink on it
@@ -61,8 +66,13 @@ def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float]:
         coloured[y : y + bh, x : x + bw] |= blob
     if not pips:
         return empty, 0.0
-    b, g, r = (picture[:, :, c][coloured & (ink > 0.6)].astype(np.float32) for c in range(3))
-    redness = float(np.mean((r - np.maximum(g, b)) / (r + 30.0))) if len(r) else 0.0
+    coloured &= ink > 0.6  # red ink makes a red suit, and on a dark card the card's colour
+    if light_ink:
+        coloured = ~cv2.dilate(coloured.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+        coloured &= ink < 0.2
+    blue, green, red = (picture[:, :, c][coloured].astype(np.float32) for c in range(3))
+    redness = (float(np.mean((red - np.maximum(green, blue)) / (red + 30.0))) if len(red)
+               else 0.0)
     return np.stack(pips), redness
 
 
