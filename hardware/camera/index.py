@@ -103,6 +103,9 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
         inner_side = x + w >= rw if left else x == 0
         if inner_side or y + h >= rh or area < 6:
             continue  # crosses the cut: a picture or a big pip
+        outer_x = x if left else rw - (x + w)  # from the card's own edge
+        if (w <= 2 and outer_x <= strip + 1) or (h <= 2 and y <= strip + 1):
+            continue  # a sliver along the card's edge (felt or shadow), not ink
         blobs.append((x, y, w, h, i))
     lo_h, hi_h = 0.045 * card_h, 0.17 * card_h
     ranks = sorted((b for b in blobs if lo_h <= b[3] <= hi_h and b[2] <= 0.2 * card_w),

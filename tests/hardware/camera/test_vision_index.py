@@ -93,3 +93,18 @@ def test_a_dark_card_prints_its_index_light() -> None:
         red_right += all((g.redness > 0.18) == (code[1] in "HD") for g in glyphs)
     assert rank_right >= 48, f"rank read right on {rank_right}/52 faces"
     assert red_right >= 48, f"red or black told right on {red_right}/52 faces"
+
+
+def test_a_sliver_of_felt_along_the_edge_is_not_ink(tuning_faces: dict) -> None:
+    """A quad a pixel inside the card leaves a thin dark line of felt or shadow along its
+    edge; joined to the rank it once hid the suit pip under it."""
+    clean = face_pictures(on_grey(upright(tuning_faces["6C"])), WARP)[0]
+    h, w = clean.shape[:2]
+    assert all(g.suit is not None for g in corner_glyphs(clean))
+    edged = clean.copy()
+    rows = slice(round(0.06 * h), round(0.22 * h))  # beside the rank and its pip
+    edged[rows, 2] = 40  # a dark line just inside the left edge...
+    edged[rows, w - 3] = 40  # ... and the right one
+    found = corner_glyphs(edged)
+    assert len(found) == len(corner_glyphs(clean))
+    assert all(g.suit is not None for g in found)
