@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from hardware.camera.index import _percentiles
+
 SUITS = "SHDC"
 PIP_SIZE = 20  # side of a normalised pip picture
 _RED_SUITS = np.array([s in "HD" for s in SUITS])
@@ -35,10 +37,11 @@ def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float]:
     h, w = picture.shape[:2]
     b, g, r = cv2.split(picture)
     darkest = cv2.min(cv2.min(b, g), r)
-    light_ink = float(np.median(darkest)) < 100  # a dark card prints its pips light
+    paper, ink_level, middle, low, high = _percentiles(darkest, (80, 3, 50, 20, 97))
+    light_ink = middle < 100  # a dark card prints its pips light
     if light_ink:  # read the negative: light pips on a dark or deeply coloured card
         darkest = 255 - darkest
-    paper, ink_level = (float(v) for v in np.percentile(darkest, (80, 3)))
+        paper, ink_level = 255 - low, 255 - high
     empty = np.zeros((0, PIP_SIZE * PIP_SIZE), np.float32)
     if paper - ink_level < 40 or paper < 100:  # no light paper with dark ink on it
         return empty, 0.0
