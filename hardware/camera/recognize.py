@@ -222,7 +222,7 @@ class Recognizer:
     suit_weight: float = 2.0
     index_cap: float = 0.1
     index_face_up: float = 0.7  # a clear index makes a card face up even unlike every face
-    pair_weight: float = 0.15  # the full-detail look at the two leading codes (`pairwise`)
+    pair_weight: float = 0.3  # the full-detail look at the two leading codes (`pairwise`)
     pip_weight: float = 1.0  # the body pips' say on the suit (`pips`), costing at most
     pip_cap: float = 0.05  # ... this much
     index_must_name: bool = False  # read a card only when its corner index names it too,
