@@ -81,7 +81,8 @@ def test_enrol_round_trip_through_the_commands(faces: dict, held_out_frames: lis
     cv2.imwrite(str(folder / "back.png"), faces["back"])
     deck_file = tmp_path / "casino.npz"
     assert main(["vision", "enroll", str(folder), "--out", str(deck_file)]) == 0
-    assert "casino-deck" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "casino-deck" in said and "and the back" in said and "no back.png" not in said
     listed_any = 0
     for k, frame in enumerate(held_out_frames):
         image = tmp_path / f"frame{k}.jpg"
@@ -117,6 +118,7 @@ def test_enrolment_says_which_indices_it_could_not_read(tmp_path: Path, capsys) 
     assert main(["vision", "enroll", str(folder), "--out", str(tmp_path / "k.npz")]) == 0
     said = capsys.readouterr().out
     assert "warning: no corner index read for ranks K:" in said
+    assert "warning: no back.png" in said  # only the faces were given
     for code in CODES:
         cv2.imwrite(str(folder / f"{code}.png"), standard[code])
     assert main(["vision", "enroll", str(folder), "--out", str(tmp_path / "all.npz")]) == 0
