@@ -176,7 +176,8 @@ def _clearest(rows: np.ndarray, size: int) -> np.ndarray:
 @dataclass(frozen=True)
 class Look:
     """One card-shaped thing as the recognizer saw it: the quad, the whole-card reading, the
-    fused score of each code, and the corner index's rank and suit terms (52,) each."""
+    fused score of each code, the corner index's rank and suit terms (52,) each, and the
+    body pips' suit scores."""
 
     quad: np.ndarray
     reading: Reading
@@ -205,10 +206,9 @@ class Recognizer:
     """Frame in, sightings out.
 
     Each code's score is its whole-card agreement plus what the corner index says of its
-    rank and suit (`rank_weight`, `suit_weight`) and the body pips of its suit
-    (`pip_weight`). `min_score`: below it a card looks like
-    no face (face down); `min_margin`: below this lead of the best code over the next the
-    reading is "unsure". `confidence` is the share of reads with such a lead that were right
+    rank and suit (`rank_weight`, `suit_weight`) and what the body pips say of its suit
+    (`pip_weight`). `min_score`: below it a card looks like no face (face down);
+    `min_margin`: below this lead of the best code over the next the reading is "unsure". `confidence` is the share of reads with such a lead that were right
     on the tuning designs (`calibration`: lead in units of `min_margin` -> share right).
     Defaults are tuned for an enrolled deck; `synth.generic.GENERIC` holds those for the
     built-in model, which also asks the corner index to name the card (`index_must_name`):
