@@ -1,0 +1,120 @@
+"""Move the sides of a coarse card quad onto the card's edges in the full-size frame (pure).
+
+The finder's quads come from half-size masks and are a pixel or two off; reading the card
+wants its edges. Each side is probed along its normal; the edge is the outermost colour step
+with felt outside and a solid run of card inside (see `refine_quad`).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+
+def _line_fits(x: np.ndarray, y: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares slopes and intercepts of y ~ x over the kept points, one per row
+    (rows of `y` and `keep`; `x` shared)."""
+    count = np.maximum(keep.sum(axis=1), 1)
+    mx = np.where(keep, x, 0.0).sum(axis=1) / count
+    my = np.where(keep, y, 0.0).sum(axis=1) / count
+    dx = np.where(keep, x - mx[:, None], 0.0)
+    var = (dx**2).sum(axis=1)
+    cov = (dx * (y - my[:, None])).sum(axis=1)
+    slope = np.where(var > 1e-12, cov / np.where(var > 1e-12, var, 1.0), 0.0)
+    return slope, my - slope * mx
+
+
+def _masked_median(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The median of each row's kept values (inf for a row keeping none)."""
+    count = keep.sum(axis=1)
+    ordered = np.sort(np.where(keep, values, np.inf), axis=1)
+    upper = np.take_along_axis(ordered, (count // 2)[:, None], axis=1)[:, 0]
+    lower = np.take_along_axis(ordered, np.maximum(count - 1, 0)[:, None] // 2, axis=1)[:, 0]
+    return (lower + upper) / 2
+
+
+def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
+                outward: float = 7.0) -> np.ndarray:
+    """Move each side of a coarse quad onto the card's edge in the full-size frame.
+
+    Each side is probed along its normal at points away from the rounded corners. The edge
+    is the outermost colour step with felt (as seen just outside that side) on its outer side
+    and a solid run of not-felt on its inner side: an inner frame or the pattern printed on
+    the card is not taken for its edge (its outer side is no felt), nor is a printed layout
+    line next to the card (too thin to be solid). Probes that disagree (a hand, chips) are
+    dropped; a side with too few good probes keeps its coarse position.
+    """
+    samples = 20
+    t = np.linspace(0.14, 0.86, samples)
+    inward = max(inward, round(0.09 * float(np.linalg.norm(quad[1] - quad[0]))))
+    offsets = np.arange(-inward, outward + 1.0)
+    steps = len(offsets)
+    centre = quad.mean(axis=0)
+    edges = np.roll(quad, -1, axis=0) - quad  # side k runs from corner k to corner k+1
+    directions = edges / np.maximum(np.linalg.norm(edges, axis=1), 1e-6)[:, None]
+    normals = np.stack([directions[:, 1], -directions[:, 0]], axis=1)
+    normals[((quad - centre) * normals).sum(axis=1) < 0] *= -1  # pointing outwards
+    along = quad[:, None, :] + t[None, :, None] * edges[:, None, :]  # (4, samples, 2)
+    probe = along[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]
+    grid_x = probe[..., 0].reshape(4 * samples, steps).astype(np.float32)
+    grid_y = probe[..., 1].reshape(4 * samples, steps).astype(np.float32)
+    profile = cv2.remap(frame, grid_x, grid_y, cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    step = np.linalg.norm(profile[:, 2:] - profile[:, :-2], axis=2)  # at offsets[1:-1]
+    # the felt just outside each side (most outer probes land on felt)
+    outer = profile[:, -3:]
+    felt_side = np.median(outer.reshape(4, -1, 3), axis=1)  # (4, 3)
+    felt = np.repeat(felt_side, samples, axis=0)[:, None, :]
+    spread = np.linalg.norm(outer - felt, axis=2).reshape(4, -1)
+    tol_side = np.maximum(30.0, 2.5 * np.median(spread, axis=1).astype(np.float64))
+    tol = np.repeat(tol_side, samples).astype(np.float32)[:, None]
+    off_felt = np.linalg.norm(profile - felt, axis=2)
+    solid = (off_felt > tol).astype(np.int32)
+    run = 6  # the card lies solid inside its edge; a printed line is thinner than this
+    sums = np.concatenate([np.zeros((len(solid), 1), np.int32), np.cumsum(solid, axis=1)], axis=1)
+    inner = np.zeros_like(step, dtype=bool)  # at step index m: profile run-1+m .. m all solid
+    m = np.arange(run - 1, step.shape[1])
+    inner[:, m] = (sums[:, m + 1] - sums[:, m + 1 - run]) == run
+    inside, outside = off_felt[:, :-2], off_felt[:, 2:]
+    valid = inner & (outside < np.maximum(tol, 0.5 * inside)) & (step > 20.0)
+    last = step.shape[1] - 1 - np.argmax(valid[:, ::-1], axis=1)  # the outermost such step
+    first = np.where(valid.any(axis=1), last, -1)
+    rows_all = np.arange(len(first))
+    for _ in range(2):  # settle on the strongest point of that step
+        back = np.clip(first - 1, 0, None)
+        better = (first >= 1) & (step[rows_all, back] > step[rows_all, first])
+        first = np.where(better, back, first)
+    pick = first.reshape(4, samples)
+    good = pick >= 0
+    idx = np.clip(pick, 1, steps - 4)
+    side_steps = step.reshape(4, samples, -1)
+    left, mid, right = (np.take_along_axis(side_steps, (idx + d)[:, :, None], axis=2)[:, :, 0]
+                        for d in (-1, 0, 1))
+    denom = left - 2 * mid + right
+    sub = np.where(np.abs(denom) > 1e-6, 0.5 * (left - right) / np.where(denom == 0, 1, denom), 0)
+    shift = offsets[1:-1][idx] + np.clip(sub, -0.5, 0.5)
+    for _ in range(3):  # a side may be tilted against the coarse one: fit shift ~ t
+        fitting = good.sum(axis=1) >= 5  # a side with fewer good probes stops here
+        slope, icept = _line_fits(t, shift, good)
+        residual = np.abs(shift - (slope[:, None] * t + icept[:, None]))
+        limit = np.maximum(1.5, 2.5 * _masked_median(residual, good))
+        good &= ~fitting[:, None] | (residual < limit[:, None])
+    slope, icept = _line_fits(t, shift, good)
+    lines = []
+    for k in range(4):
+        if good[k].sum() < 5:
+            lines.append((quad[k], directions[k]))
+        else:
+            lines.append((quad[k] + icept[k] * normals[k], edges[k] + slope[k] * normals[k]))
+    out = np.empty_like(quad)
+    for k in range(4):
+        (p1, d1), (p2, d2) = lines[(k - 1) % 4], lines[k]
+        matrix = np.array([d1, -d2]).T
+        if abs(np.linalg.det(matrix)) < 1e-6:
+            out[k] = quad[k]
+            continue
+        s = np.linalg.solve(matrix, p2 - p1)
+        out[k] = p1 + s[0] * d1
+    if np.abs(out - quad).max() > 2.5 * inward:  # refinement went astray
+        return quad
+    return out
