@@ -21,25 +21,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from dealer_assist.cli import main
 from dealer_assist.export.keys import load_private_key
 from dealer_assist.export.manifest import manifest_bytes
-from dealer_assist.store.sqlite_log import TRIGGERS
 from tests.export.conftest import members, rezip
-
-
-def outside(db: Path, *statements: str, params: tuple = ()) -> None:
-    conn = sqlite3.connect(db, isolation_level=None)
-    for name in TRIGGERS:
-        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
-    for sql in statements:
-        conn.execute(sql, params if "?" in sql else ())
-    conn.close()
-
-
-def row(db: Path, seq: int) -> tuple[str, str, str]:
-    conn = sqlite3.connect(db)
-    found = conn.execute("SELECT body, prev_hash, hash FROM events WHERE seq = ?",
-                         (seq,)).fetchone()
-    conn.close()
-    return found
+from tests.logtamper import outside, rechain_from, rehash, row
 
 
 def other_card(body: str) -> str:
@@ -76,7 +59,7 @@ def insert(db: Path) -> int:
     outside(db, "UPDATE events SET seq = -seq WHERE seq >= 300",
             "UPDATE events SET seq = -seq + 1 WHERE seq < 0")
     forged = other_card(body)
-    digest = hashlib.sha256((prev + forged).encode()).hexdigest()
+    digest = rehash(prev, forged)
     event = json.loads(forged)
     outside(db, "INSERT INTO events (seq, ts, src, type, body, prev_hash, hash) "
                 "VALUES (300, ?, ?, ?, ?, ?, ?)",
@@ -95,21 +78,8 @@ def edit_and_rechain(db: Path) -> int:
     """Change an event and recompute every hash after it: only a checkpoint can tell, so the
     seq reported is that of the first checkpoint after the change."""
     seq = card_seq(db, 100)
-    conn = sqlite3.connect(db, isolation_level=None)
-    for name in TRIGGERS:
-        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
-    rows = conn.execute("SELECT seq, body, prev_hash FROM events WHERE seq >= ? ORDER BY seq",
-                        (seq,)).fetchall()
-    prev = rows[0][2]
-    conn.execute("BEGIN")
-    for n, body, _ in rows:
-        if n == seq:
-            body = other_card(body)
-        digest = hashlib.sha256((prev + body).encode()).hexdigest()
-        conn.execute("UPDATE events SET body = ?, prev_hash = ?, hash = ? WHERE seq = ?",
-                     (body, prev, digest, n))
-        prev = digest
-    conn.execute("COMMIT")
+    rechain_from(db, seq, other_card)
+    conn = sqlite3.connect(db)
     checkpoint = conn.execute("SELECT MIN(seq) FROM checkpoints WHERE seq >= ?", (seq,)).fetchone()
     conn.close()
     return checkpoint[0]

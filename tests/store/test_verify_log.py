@@ -6,7 +6,6 @@ installed): it drops the append-only triggers, then edits, deletes, inserts or r
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import sqlite3
@@ -17,6 +16,7 @@ import pytest
 
 from dealer_assist.cli import main
 from dealer_assist.store.sqlite_log import TRIGGERS, SqliteEventLog
+from tests.logtamper import outside, rechain_from, rehash, row
 
 EVENTS = 10
 
@@ -31,22 +31,6 @@ def db(tmp_path: Path, make_event) -> Path:
     return path
 
 
-def outside(db: Path, *statements: str) -> None:
-    """Run SQL on the file like someone with the sqlite3 tool, triggers dropped first."""
-    conn = sqlite3.connect(db, isolation_level=None)
-    for name in TRIGGERS:
-        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
-    for sql in statements:
-        conn.execute(sql)
-    conn.close()
-
-
-def row(db: Path, seq: int) -> tuple[str, str, str]:
-    conn = sqlite3.connect(db)
-    body, prev, digest = conn.execute(
-        "SELECT body, prev_hash, hash FROM events WHERE seq = ?", (seq,)).fetchone()
-    conn.close()
-    return body, prev, digest
 
 
 def forge(body: str) -> str:
@@ -55,9 +39,6 @@ def forge(body: str) -> str:
     event["card"] = "QS" if event["card"] != "QS" else "JS"
     return json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
-
-def rehash(prev: str, body: str) -> str:
-    return hashlib.sha256((prev + body).encode("utf-8")).hexdigest()
 
 
 def verify(db: Path, capsys) -> tuple[int, str, str]:
@@ -132,21 +113,6 @@ def test_a_recomputed_chain_without_checkpoints_is_beyond_the_log_alone(db, caps
     rechain_from(db, 4, forge)
     assert verify(db, capsys)[0] == 0
 
-
-def rechain_from(db: Path, seq: int, change) -> None:
-    conn = sqlite3.connect(db, isolation_level=None)
-    for name in TRIGGERS:
-        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
-    rows = conn.execute("SELECT seq, body, prev_hash FROM events WHERE seq >= ? ORDER BY seq",
-                        (seq,)).fetchall()
-    prev = rows[0][2]
-    for number, body, _ in rows:
-        body = change(body) if number == seq else body
-        digest = rehash(prev, body)
-        conn.execute("UPDATE events SET body = ?, prev_hash = ?, hash = ? WHERE seq = ?",
-                     (body, prev, digest, number))
-        prev = digest
-    conn.close()
 
 
 @pytest.mark.parametrize(
