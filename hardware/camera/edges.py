@@ -33,6 +33,39 @@ def _masked_median(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return (lower + upper) / 2
 
 
+_SHADE = (0.55, 1.0)  # felt in a card's shadow keeps its colour at this share of its light
+
+
+def _off_felt(profile: np.ndarray, felt: np.ndarray) -> np.ndarray:
+    """How far each sample's colour lies from the felt, or from the felt in shade: a card's
+    shadow on the felt (felt's colour, darker) is not card."""
+    norm = np.maximum((felt * felt).sum(axis=-1, keepdims=True), 1e-6)
+    share = np.clip((profile * felt).sum(axis=-1, keepdims=True) / norm, *_SHADE)
+    return np.asarray(np.linalg.norm(profile - share * felt, axis=-1))
+
+
+_SKEW = np.radians(1.5)  # opposite sides of a card seen from above turn apart less than this
+
+
+def _parallel(t: np.ndarray, shift: np.ndarray, good: np.ndarray, seen: np.ndarray,
+              slope: np.ndarray, icept: np.ndarray, lengths: np.ndarray) -> None:
+    """Opposite sides of a card lie nearly parallel. Where two fitted opposite sides turn
+    apart by more than `_SKEW` (a printed line or a shadow along part of one side tilted it),
+    the side with fewer good probes takes the other's turn and is placed again where most of
+    its probes put it (`slope`, `icept` in place)."""
+    counts = good.sum(axis=1)
+    turn = slope / np.maximum(lengths, 1e-6)
+    for a, b in ((0, 2), (1, 3)):
+        if min(counts[a], counts[b]) < 5 or abs(np.arctan(turn[a]) - np.arctan(turn[b])) <= _SKEW:
+            continue
+        weak, strong = (a, b) if counts[a] < counts[b] else (b, a)
+        slope[weak] = turn[strong] * lengths[weak]
+        offsets = (shift[weak] - slope[weak] * t)[seen[weak]]
+        centre = float(np.median(offsets))
+        near = offsets[np.abs(offsets - centre) < 1.5]
+        icept[weak] = float(np.median(near)) if len(near) else centre
+
+
 def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
                 outward: float = 7.0) -> np.ndarray:
     """Move each side of a coarse quad onto the card's edge in the full-size frame.
@@ -68,7 +101,7 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
     spread = np.linalg.norm(outer - felt, axis=2).reshape(4, -1)
     tol_side = np.maximum(30.0, 2.5 * np.median(spread, axis=1).astype(np.float64))
     tol = np.repeat(tol_side, samples).astype(np.float32)[:, None]
-    off_felt = np.linalg.norm(profile - felt, axis=2)
+    off_felt = _off_felt(profile, felt)
     solid = (off_felt > tol).astype(np.int32)
     run = 6  # the card lies solid inside its edge; a printed line is thinner than this
     sums = np.concatenate([np.zeros((len(solid), 1), np.int32), np.cumsum(solid, axis=1)], axis=1)
@@ -100,6 +133,7 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
         limit = np.maximum(1.5, 2.5 * _masked_median(residual, good))
         good &= ~fitting[:, None] | (residual < limit[:, None])
     slope, icept = _line_fits(t, shift, good)
+    _parallel(t, shift, good, pick >= 0, slope, icept, np.linalg.norm(edges, axis=1))
     lines = []
     for k in range(4):
         if good[k].sum() < 5:

@@ -245,18 +245,22 @@ class Recognizer:
                 other = read_card(self.deck, other_picture)
                 if other.score > reading.score:  # the edges were misread: the mask's quad fits
                     quad, reading, picture = candidate.coarse, other, other_picture
-            rank, suit = index_terms(self.deck, picture)
-            pips = self.deck.pips.suit_scores(picture)
-            cap = self.index_cap
-            fused = (reading.per_code
-                     + np.maximum(self.rank_weight * (rank - rank.max()), -cap)
-                     + np.maximum(self.suit_weight * (suit - suit.max()), -cap)
-                     + np.repeat(np.maximum(self.pip_weight * (pips - pips.max()),
-                                            -self.pip_cap), 13))
-            if len(self.deck.fine) and self.pair_weight:
-                self._tell_apart(reading, fused)
-            out.append(Look(quad, reading, fused, rank, suit, pips))
+            out.append(self.look(picture, quad, reading))
         return out
+
+    def look(self, picture: np.ndarray, quad: np.ndarray, reading: Reading | None = None) -> Look:
+        """The look at one upright card picture (warped from `quad`; `reading` when made)."""
+        reading = reading if reading is not None else read_card(self.deck, picture)
+        rank, suit = index_terms(self.deck, picture)
+        pips = self.deck.pips.suit_scores(picture)
+        cap = self.index_cap
+        fused = (reading.per_code
+                 + np.maximum(self.rank_weight * (rank - rank.max()), -cap)
+                 + np.maximum(self.suit_weight * (suit - suit.max()), -cap)
+                 + np.repeat(np.maximum(self.pip_weight * (pips - pips.max()), -self.pip_cap), 13))
+        if len(self.deck.fine) and self.pair_weight:
+            self._tell_apart(reading, fused)
+        return Look(quad, reading, fused, rank, suit, pips)
 
     def _tell_apart(self, reading: Reading, fused: np.ndarray) -> None:
         """Mark down whichever of the two leading codes the full-detail look at the places
@@ -272,26 +276,25 @@ class Recognizer:
         fused[second if say > 0 else first] -= self.pair_weight * abs(say)
 
     def __call__(self, frame: np.ndarray) -> list[Sighting]:
-        out = []
-        for look in self.examine(frame):
-            quad, reading, fused = look.quad, look.reading, look.fused
-            if reading.flipped:
-                quad = np.roll(quad, 2, axis=0)
-            center = (float(quad[:, 0].mean()), float(quad[:, 1].mean()))
-            corners = tuple((float(x), float(y)) for x, y in quad)
-            looks_unlike = reading.score < self.min_score and look.clear < self.index_face_up
-            if reading.back > reading.score or looks_unlike:
-                confidence = float(np.clip(1.0 - reading.score, 0.0, 1.0))
-                out.append(Sighting(None, "down", center, corners, confidence))
-                continue
-            order = np.argsort(fused)
-            best = int(order[-1])
-            lead = float(fused[best] - fused[order[-2]])
-            knots, right = self.calibration
-            confidence = float(np.interp(lead / self.min_margin, knots, right))
-            named = look.index_names(best, self.index_suit_lead, self.index_pip_weight)
-            if lead < self.min_margin or (self.index_must_name and not named):
-                out.append(Sighting(None, "unsure", center, corners, confidence))
-            else:
-                out.append(Sighting(CODES[best], "up", center, corners, confidence))
-        return out
+        return [self.decide(look) for look in self.examine(frame)]
+
+    def decide(self, look: Look) -> Sighting:
+        """What one look says: face down, unsure, or a card with its confidence."""
+        quad, reading, fused = look.quad, look.reading, look.fused
+        if reading.flipped:
+            quad = np.roll(quad, 2, axis=0)
+        center = (float(quad[:, 0].mean()), float(quad[:, 1].mean()))
+        corners = tuple((float(x), float(y)) for x, y in quad)
+        looks_unlike = reading.score < self.min_score and look.clear < self.index_face_up
+        if reading.back > reading.score or looks_unlike:
+            confidence = float(np.clip(1.0 - reading.score, 0.0, 1.0))
+            return Sighting(None, "down", center, corners, confidence)
+        order = np.argsort(fused)
+        best = int(order[-1])
+        lead = float(fused[best] - fused[order[-2]])
+        knots, right = self.calibration
+        confidence = float(np.interp(lead / self.min_margin, knots, right))
+        named = look.index_names(best, self.index_suit_lead, self.index_pip_weight)
+        if lead < self.min_margin or (self.index_must_name and not named):
+            return Sighting(None, "unsure", center, corners, confidence)
+        return Sighting(CODES[best], "up", center, corners, confidence)

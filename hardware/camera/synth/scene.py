@@ -7,7 +7,7 @@ way a camera does (glare, blur, sensor noise, JPEG).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -34,6 +34,7 @@ class CardTruth:
     zone: str
     quad: np.ndarray  # 4x2 frame pixels: the card's own TL, TR, BR, BL
     occluded: bool
+    corners_clear: bool = True  # no hand or chip on any of its four index corners
 
     @property
     def center(self) -> tuple[float, float]:
@@ -130,7 +131,8 @@ def _paste(canvas: np.ndarray, art: np.ndarray, quad: np.ndarray, blur_shadow: b
     canvas[y0:y1, x0:x1] = np.clip(region, 0, 255).astype(np.uint8)
 
 
-def _draw_hand(canvas: np.ndarray, rng: np.random.Generator, at: np.ndarray, size: float) -> None:
+def _draw_hand(canvas: np.ndarray, rng: np.random.Generator, at: np.ndarray, size: float,
+               cover: np.ndarray) -> None:
     skin = np.array(_SKINS[int(rng.integers(len(_SKINS)))], np.float64)
     layer = np.zeros(canvas.shape[:2], np.uint8)
     angle = rng.uniform(0, 2 * np.pi)
@@ -145,20 +147,45 @@ def _draw_hand(canvas: np.ndarray, rng: np.random.Generator, at: np.ndarray, siz
         tip = base + direction * size * rng.uniform(0.45, 0.65)
         cv2.line(layer, tuple(np.round(base).astype(int)), tuple(np.round(tip).astype(int)), 255,
                  max(3, round(size * 0.15)), cv2.LINE_AA)
+    cover |= layer
     mask = cv2.GaussianBlur(layer, (0, 0), 1.2).astype(np.float32)[:, :, None] / 255.0
     shade = 0.85 + 0.25 * cv2.GaussianBlur(layer, (0, 0), size * 0.2).astype(np.float32) / 255.0
     hand = skin[None, None, :] * shade[:, :, None]
     canvas[:] = np.clip(canvas * (1 - mask) + hand * mask, 0, 255).astype(np.uint8)
 
 
-def _draw_chips(canvas: np.ndarray, rng: np.random.Generator, at: np.ndarray, size: float) -> None:
+def _draw_chips(canvas: np.ndarray, rng: np.random.Generator, at: np.ndarray, size: float,
+                cover: np.ndarray) -> None:
     for _ in range(int(rng.integers(1, 4))):
         color = tuple(int(c) for c in _CHIPS[int(rng.integers(len(_CHIPS)))])
         centre = tuple(np.round(at + rng.normal(0, size * 0.25, 2)).astype(int))
         radius = round(size * rng.uniform(0.22, 0.3))
         cv2.circle(canvas, centre, radius, color, -1, cv2.LINE_AA)
+        cv2.circle(cover, centre, radius, 255, -1)
         cv2.circle(canvas, centre, radius, (255, 255, 255), max(2, radius // 7), cv2.LINE_AA)
         cv2.circle(canvas, centre, round(radius * 0.6), (240, 240, 240), 1, cv2.LINE_AA)
+
+
+CORNER_BOX = (0.2, 0.28)  # share of a card's width and height holding a corner index
+
+
+def _corners_clear(quad: np.ndarray, cover: np.ndarray) -> bool:
+    """Whether `cover` (a mask of hands and chips) leaves all four index corners of the card
+    at `quad` (its own TL, TR, BR, BL) clear: the issue's occlusions lie away from them."""
+    bw, bh = CORNER_BOX
+    box = np.array([[0, 0], [bw, 0], [bw, bh], [0, bh]], np.float32)
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    to_frame = cv2.getPerspectiveTransform(unit, quad.astype(np.float32))
+    for corner in np.array([[0, 0], [1 - bw, 0], [1 - bw, 1 - bh], [0, 1 - bh]], np.float32):
+        poly = cv2.perspectiveTransform((box + corner)[None], to_frame)[0]
+        x0, y0 = np.maximum(np.floor(poly.min(axis=0)).astype(int), 0)
+        x1, y1 = np.ceil(poly.max(axis=0)).astype(int) + 1
+        part = cover[y0:y1, x0:x1]
+        inside = np.zeros_like(part)
+        cv2.fillConvexPoly(inside, np.round(poly - [x0, y0]).astype(np.int32), 255)
+        if np.count_nonzero(inside & part) > 0.03 * np.count_nonzero(inside):
+            return False
+    return True
 
 
 def render(
@@ -192,14 +219,16 @@ def render(
             bottom = quad[3] + (quad[2] - quad[3]) * across
             covers.append((top + (bottom - top) * along, float(np.linalg.norm(quad[3] - quad[0]))))
         truths.append(CardTruth(p.card, p.face_up, p.zone, quad.astype(np.float64), hidden))
+    cover = np.zeros(canvas.shape[:2], np.uint8)
     for at, size in covers:
         if rng.random() < 0.5:
-            _draw_hand(canvas, rng, at, size * 0.7)
+            _draw_hand(canvas, rng, at, size * 0.7, cover)
         else:
-            _draw_chips(canvas, rng, at, size * 0.5)
+            _draw_chips(canvas, rng, at, size * 0.5, cover)
     for _ in range(int(rng.integers(0, 3))):  # chips on the betting areas, away from the cards
         at = np.array([rng.uniform(100, 1820), rng.uniform(850, 1040)])
-        _draw_chips(canvas, rng, at, table.height * 0.5)
+        _draw_chips(canvas, rng, at, table.height * 0.5, cover)
+    truths = [replace(t, corners_clear=_corners_clear(t.quad, cover)) for t in truths]
     image = canvas.astype(np.float32) * table.light[:, :, None]
     if degrade:
         image = _degrade(image, rng)

@@ -25,9 +25,10 @@ from hardware.camera.recognize import Look, Recognizer, _clearest
 from hardware.camera.synth.scene import frames
 from tests.cardart import faces_or_skip
 
-# Measured floor on this small set (see docs/vision.md for the full benchmark and the
-# targets it does not yet meet); a regression below it fails.
-MIN_FOUND, MIN_RIGHT = 0.40, 0.95  # measured 8/20 found (tango reads "unsure"), 8/8 right
+# On the cards the targets speak of (hands and chips away from the index corners): right
+# as the target asks (>= 99.5%: on this set, every card); found is a measured floor, the
+# target (99.5%) not being met yet (docs/vision.md): 15 of 16 found, 18 of 20 of all cards.
+MIN_FOUND, MIN_RIGHT = 0.90, 0.995
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +46,8 @@ def test_enrolled_held_out_design(faces: dict, held_out_frames: list) -> None:
                                                      s.center[1] - truth.center[1]) < 40]
             if not truth.face_up:
                 down_as_card += bool(near and near[0].face == "up")
+                continue
+            if not truth.corners_clear:
                 continue
             up += 1
             if near and near[0].face == "up":
