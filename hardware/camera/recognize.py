@@ -192,12 +192,12 @@ class Look:
         return float(min(self.rank.max(), self.suit.max()))
 
     def index_names(self, code: int, suit_lead: float = 0.0, pip_weight: float = 0.0) -> bool:
-        """Whether the corner index shows the rank of code `code` (CODES position) above every
-        other rank, and its suit pip (plus `pip_weight` times the body pips' say) puts the
+        """Whether the corner index shows a rank, that of code `code` (CODES position), above
+        every other rank, and its suit pip (plus `pip_weight` times the body pips' say) puts the
         code's suit ahead of every other suit by `suit_lead`."""
         suit = self.suit[::13] + pip_weight * self.pips
         ranked = np.sort(suit)
-        return bool(self.rank[code] >= self.rank.max() and suit.any()
+        return bool(self.rank.max() > 0 and self.rank[code] >= self.rank.max() and suit.any()
                     and suit[code // 13] >= ranked[-1] and ranked[-1] - ranked[-2] >= suit_lead)
 
 
@@ -221,6 +221,8 @@ class Recognizer:
     rank_weight: float = 0.5
     suit_weight: float = 2.0
     index_cap: float = 0.1
+    weak_look: float = 0.6  # below this whole-card agreement (a quad off, a hand), the index's
+    cap_growth: float = 0.25  # ... cap grows by this much per unit it falls short
     index_face_up: float = 0.7  # a clear index makes a card face up even unlike every face
     pair_weight: float = 0.3  # the full-detail look at the two leading codes (`pairwise`)
     pip_weight: float = 1.0  # the body pips' say on the suit (`pips`), costing at most
@@ -253,7 +255,7 @@ class Recognizer:
         reading = reading if reading is not None else read_card(self.deck, picture)
         rank, suit = index_terms(self.deck, picture)
         pips = self.deck.pips.suit_scores(picture)
-        cap = self.index_cap
+        cap = self.index_cap + self.cap_growth * max(0.0, self.weak_look - reading.score)
         fused = (reading.per_code
                  + np.maximum(self.rank_weight * (rank - rank.max()), -cap)
                  + np.maximum(self.suit_weight * (suit - suit.max()), -cap)
