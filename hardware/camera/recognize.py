@@ -229,7 +229,8 @@ class Recognizer:
     pip_cap: float = 0.05  # ... this much
     index_must_name: bool = False  # read a card only when its corner index names it too,
     index_suit_lead: float = 0.0  # ... its suit ahead of the next suit's by this much
-    index_pip_weight: float = 0.0  # ... counting the body pips' say this much
+    index_pip_weight: float = 0.0  # ... counting the body pips' say this much,
+    look_must_agree: bool = False  # ... and the whole-card look's best rank being its rank
     calibration: tuple[tuple[float, ...], tuple[float, ...]] = (
         (0.0, 1.0, 2.0, 3.0, 5.0, 10.0), (0.3, 0.7, 0.95, 0.97, 0.99, 0.998))
 
@@ -297,6 +298,8 @@ class Recognizer:
         knots, right = self.calibration
         confidence = float(np.interp(lead / self.min_margin, knots, right))
         named = look.index_names(best, self.index_suit_lead, self.index_pip_weight)
+        if self.look_must_agree:  # the whole card's look (pip layout, court picture) too
+            named &= int(np.argmax(reading.per_code)) % 13 == best % 13
         if lead < self.min_margin or (self.index_must_name and not named):
             return Sighting(None, "unsure", center, corners, confidence)
         return Sighting(CODES[best], "up", center, corners, confidence)

@@ -16,7 +16,9 @@ VERSION = 6
 # Readings of unseen designs lean on the corner index and are less sure: these settings of
 # `Recognizer` were chosen by leave-one-design-out runs on the tuning designs only; the
 # index rule (`index_must_name`, `index_suit_lead`) by leaving out a whole family (the GNOME
-# designs, or the KDE ones): spades and clubs of one family read as the other's otherwise.
+# designs, or the KDE ones): spades and clubs of one family read as the other's otherwise;
+# `look_must_agree` by leaving one design out (a second witness of the rank besides the
+# index's glyph shapes: 99.6% -> 100% right at 43% -> 39% found, 12 designs x 26 frames).
 GENERIC: dict[str, Any] = {
     "min_margin": 0.1,
     "rank_weight": 0.5,
@@ -27,6 +29,7 @@ GENERIC: dict[str, Any] = {
     "index_must_name": True,
     "index_suit_lead": 0.15,
     "index_pip_weight": 2.0,
+    "look_must_agree": True,
 }
 
 

@@ -13,6 +13,7 @@ import pytest
 from dealer_assist.cli import main
 from hardware.camera.deck import (
     CODES,
+    RANKS,
     DeckError,
     DeckModel,
     enrol_folder,
@@ -21,7 +22,7 @@ from hardware.camera.deck import (
     turned_features,
 )
 from hardware.camera.index import IndexModel
-from hardware.camera.recognize import Look, Recognizer, _clearest
+from hardware.camera.recognize import Look, Reading, Recognizer, _clearest
 from hardware.camera.synth.scene import frames
 from tests.cardart import faces_or_skip
 
@@ -201,6 +202,30 @@ def test_the_index_names_a_card_only_with_its_rank_and_a_suit_pip() -> None:
     assert pips.index_names(CODES.index("KH"), suit_lead=0.4)
     assert pips.index_names(CODES.index("KD"), pip_weight=1.0)
     assert not pips.index_names(CODES.index("KH"), pip_weight=1.0)
+    # no rank glyph read at all: the index names nothing, whatever the pips say
+    blank = replace(pips, rank=np.zeros(52))
+    assert not blank.index_names(CODES.index("KD"), pip_weight=1.0)
+
+
+def test_the_built_in_rule_asks_the_whole_card_look_for_the_rank() -> None:
+    """`look_must_agree`: the index's glyph shapes alone do not make a read of an unseen
+    design; the whole card's best face (its pip layout, its picture) must have that rank."""
+    rank = np.tile(np.where(np.arange(13) == RANKS.index("7"), 0.9, 0.1), 4)
+    suit = np.repeat([0.1, 0.9, 0.2, 0.1], 13)  # hearts
+    per_code = np.full(52, 0.2)
+    per_code[CODES.index("8H")] = 0.5  # the whole card looks most like an eight
+    fused = per_code.copy()
+    fused[CODES.index("7H")] = 0.9
+    reading = Reading("8H", 0.5, 0.1, 0.0, False, per_code, np.arange(52), np.zeros((2, 2)))
+    look = Look(np.array([[0, 0], [60, 0], [60, 84], [0, 84]], float), reading, fused, rank,
+                suit, np.zeros(4))
+    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
+                     np.zeros((0, 84, 60), np.uint8))
+    sure = Recognizer(deck, index_must_name=True).decide(look)
+    assert (sure.face, sure.card) == ("up", "7H")
+    assert Recognizer(deck, index_must_name=True, look_must_agree=True).decide(look).face == "unsure"
+    agreeing = replace(look, reading=replace(reading, per_code=np.roll(per_code, -1)))
+    assert Recognizer(deck, index_must_name=True, look_must_agree=True).decide(agreeing).card == "7H"
 
 
 def test_without_the_index_naming_it_a_card_is_not_read(faces: dict,
