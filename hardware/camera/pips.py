@@ -12,14 +12,14 @@ Court cards show no such pips and are left to the rest of the reading.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 
-from hardware.camera.index import _percentiles
+from hardware.camera.index import CODES, SUITS, _percentiles
 
-SUITS = "SHDC"
+_MAX_COUNT = 15  # pip counts above this are counted as this
 PIP_SIZE = 20  # side of a normalised pip picture
 _RED_SUITS = np.array([s in "HD" for s in SUITS])
 _CORNER = (0.22, 0.3)  # share of width and height kept clear of the corner indices
@@ -81,10 +81,13 @@ def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float]:
 
 @dataclass
 class PipModel:
-    """Pip templates: `pips[i]` is a pip of suit `suit_of[i]` (0..3, SUITS order)."""
+    """Pip templates: `pips[i]` is a pip of suit `suit_of[i]` (0..3, SUITS order); and how
+    many body pips the reader found on each card of the deck (`counts`, in CODES order: bit n
+    set when n were found on a picture of that card)."""
 
     pips: np.ndarray  # (n, PIP_SIZE**2) float32
     suit_of: np.ndarray  # (n,) int
+    counts: np.ndarray = field(default_factory=lambda: np.zeros(len(CODES), np.int64))
 
     @classmethod
     def empty(cls) -> PipModel:
@@ -96,37 +99,51 @@ class PipModel:
         cards are skipped (their pictures are not pips)."""
         pips: list[np.ndarray] = []
         suit_of: list[int] = []
+        counts = np.zeros(len(CODES), np.int64)
         for code, pics in pictures.items():
-            if code[0] in "JQK":
-                continue
             for pic in pics:
                 found, _ = body_pips(pic)
+                counts[CODES.index(code)] |= 1 << min(len(found), _MAX_COUNT)
+                if code[0] in "JQK":
+                    continue
                 pips.extend(found)
                 suit_of.extend([SUITS.index(code[1])] * len(found))
         if not pips:
-            return cls.empty()
-        return cls(np.stack(pips), np.array(suit_of, int))
+            return replace(cls.empty(), counts=counts)
+        return cls(np.stack(pips), np.array(suit_of, int), counts)
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {"pips": self.pips.astype(np.float16), "suit_of": self.suit_of}
+        return {"pips": self.pips.astype(np.float16), "suit_of": self.suit_of,
+                "counts": self.counts}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> PipModel:
-        if "pips" not in arrays or "suit_of" not in arrays:
-            raise KeyError("pip templates lack pips or suit_of")
-        return cls(arrays["pips"].astype(np.float32), arrays["suit_of"].astype(int))
+        missing = [k for k in ("pips", "suit_of", "counts") if k not in arrays]
+        if missing:
+            raise KeyError(f"pip templates lack {', '.join(missing)}")
+        return cls(arrays["pips"].astype(np.float32), arrays["suit_of"].astype(int),
+                   arrays["counts"].astype(np.int64))
 
     @classmethod
     def merge(cls, models: list[PipModel]) -> PipModel:
         return cls(np.concatenate([m.pips for m in models]),
-                   np.concatenate([m.suit_of for m in models]))
+                   np.concatenate([m.suit_of for m in models]),
+                   np.bitwise_or.reduce([m.counts for m in models]))
+
+    def fits(self, code: int, count: int) -> bool:
+        """Whether `count` body pips were found on an enrolled picture of code `code`."""
+        return bool(self.counts[code] >> min(count, _MAX_COUNT) & 1)
 
     def suit_scores(self, picture: np.ndarray) -> np.ndarray:
         """Agreement of the card's body pips with each suit (4,), about -1..1, averaged over
         the pips; zeros when the card shows no pips (a court card, a hand over its body)."""
+        return self.read(picture)[0]
+
+    def read(self, picture: np.ndarray) -> tuple[np.ndarray, int]:
+        """`suit_scores`, and how many body pips were found."""
         found, redness = body_pips(picture)
         if not len(found) or not len(self.pips):
-            return np.zeros(len(SUITS))
+            return np.zeros(len(SUITS)), len(found)
         sims = found @ self.pips.T  # (k, n)
         per_suit = np.full((len(found), len(SUITS)), -1.0)
         for s in range(len(SUITS)):
@@ -135,4 +152,4 @@ class PipModel:
                 per_suit[:, s] = sims[:, mine].max(axis=1)
         scores = per_suit.mean(axis=0)
         scores[(redness > 0.18) != _RED_SUITS] -= 0.5
-        return scores
+        return scores, len(found)

@@ -227,6 +227,7 @@ class Recognizer:
     pair_weight: float = 0.3  # the full-detail look at the two leading codes (`pairwise`)
     pip_weight: float = 1.0  # the body pips' say on the suit (`pips`), costing at most
     pip_cap: float = 0.05  # ... this much
+    count_bonus: float = 0.03  # too close to call: the code fitting the body pip count gains
     index_must_name: bool = False  # read a card only when its corner index names it too,
     index_suit_lead: float = 0.0  # ... its suit ahead of the next suit's by this much
     index_pip_weight: float = 0.0  # ... counting the body pips' say this much,
@@ -255,7 +256,7 @@ class Recognizer:
         """The look at one upright card picture (warped from `quad`; `reading` when made)."""
         reading = reading if reading is not None else read_card(self.deck, picture)
         rank, suit = index_terms(self.deck, picture)
-        pips = self.deck.pips.suit_scores(picture)
+        pips, count = self.deck.pips.read(picture)
         cap = self.index_cap + self.cap_growth * max(0.0, self.weak_look - reading.score)
         fused = (reading.per_code
                  + np.maximum(self.rank_weight * (rank - rank.max()), -cap)
@@ -263,6 +264,8 @@ class Recognizer:
                  + np.repeat(np.maximum(self.pip_weight * (pips - pips.max()), -self.pip_cap), 13))
         if len(self.deck.fine) and self.pair_weight:
             self._tell_apart(reading, fused)
+        if count and self.count_bonus:
+            self._count_pips(count, fused)
         return Look(quad, reading, fused, rank, suit, pips)
 
     def _tell_apart(self, reading: Reading, fused: np.ndarray) -> None:
@@ -277,6 +280,17 @@ class Recognizer:
         say = discriminate(reading.grey, fine[reading.face_of[first]],
                            fine[reading.face_of[second]])
         fused[second if say > 0 else first] -= self.pair_weight * abs(say)
+
+    def _count_pips(self, count: int, fused: np.ndarray) -> None:
+        """Where the two leading codes are too close to call, the one whose enrolled pictures
+        showed as many body pips as this card does gains `count_bonus` (in place)."""
+        order = np.argsort(fused)
+        first, second = int(order[-1]), int(order[-2])
+        if fused[first] - fused[second] >= self.min_margin:
+            return
+        fits = self.deck.pips.fits(first, count), self.deck.pips.fits(second, count)
+        if fits[0] != fits[1]:
+            fused[first if fits[0] else second] += self.count_bonus
 
     def __call__(self, frame: np.ndarray) -> list[Sighting]:
         return [self.decide(look) for look in self.examine(frame)]

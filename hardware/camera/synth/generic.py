@@ -12,7 +12,7 @@ from typing import Any
 from hardware.camera.deck import DeckModel
 from hardware.camera.synth.decks import TUNING, default_cache, load_faces, render_design
 
-VERSION = 6
+VERSION = 7
 # Readings of unseen designs lean on the corner index and are less sure: these settings of
 # `Recognizer` were chosen by leave-one-design-out runs on the tuning designs only; the
 # index rule (`index_must_name`, `index_suit_lead`) by leaving out a whole family (the GNOME
@@ -30,6 +30,7 @@ GENERIC: dict[str, Any] = {
     "index_suit_lead": 0.15,
     "index_pip_weight": 2.0,
     "look_must_agree": True,
+    "count_bonus": 0.0,  # other designs' pip counts: not tried
 }
 
 

@@ -58,4 +58,17 @@ def test_pip_templates_survive_save_and_load(tmp_path: Path) -> None:
     again = DeckModel.load(tmp_path / "deck.npz").pips
     assert len(again.pips) == len(deck.pips.pips) > 40
     assert np.array_equal(again.suit_of, deck.pips.suit_of)
+    assert np.array_equal(again.counts, deck.pips.counts)
     assert np.abs(again.pips - deck.pips.pips).max() < 1e-2
+
+
+def test_enrolment_counts_each_cards_body_pips() -> None:
+    """How many body pips each enrolled card shows (the corner zones kept clear): a number
+    card's count grows with its rank, court cards show none."""
+    model = DeckModel.from_faces(TUNING_DESIGN, faces_or_skip(TUNING_DESIGN)).pips
+    counts = {code: {n for n in range(16) if model.fits(CODES.index(code), n)} for code in CODES}
+    assert all(counts[c] for c in CODES)
+    assert counts["KS"] == counts["QH"] == {0}
+    assert max(counts["2C"]) < min(counts["7C"]) and max(counts["7C"]) < min(counts["TC"])
+    merged = PipModel.merge([model, PipModel.empty()])
+    assert merged.fits(CODES.index("7C"), min(counts["7C"]))

@@ -13,7 +13,6 @@ import pytest
 from dealer_assist.cli import main
 from hardware.camera.deck import (
     CODES,
-    RANKS,
     DeckError,
     DeckModel,
     enrol_folder,
@@ -21,7 +20,8 @@ from hardware.camera.deck import (
     plane_features,
     turned_features,
 )
-from hardware.camera.index import IndexModel
+from hardware.camera.index import RANKS, IndexModel
+from hardware.camera.pips import PipModel
 from hardware.camera.recognize import Look, Reading, Recognizer, _clearest
 from hardware.camera.synth.scene import frames
 from tests.cardart import faces_or_skip
@@ -240,3 +240,23 @@ def test_without_the_index_naming_it_a_card_is_not_read(faces: dict,
     assert len(loose) >= 3
     assert not [s for s in strict if s.face == "up"]
     assert len([s for s in strict if s.face == "unsure"]) >= len(loose)
+
+
+def test_the_body_pip_count_settles_a_card_too_close_to_call() -> None:
+    """Two codes too close to call (a blurred index): the one whose enrolled pictures show as
+    many body pips as the card gains `count_bonus`; a clear lead is left alone."""
+    counts = np.zeros(52, np.int64)
+    counts[CODES.index("2D")] = 1 << 2
+    counts[CODES.index("7D")] = 1 << 3
+    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
+                     np.zeros((0, 84, 60), np.uint8),
+                     pips=PipModel(np.zeros((0, 400), np.float32), np.zeros(0, int), counts))
+    recognizer = Recognizer(deck)
+    fused = np.zeros(52)
+    fused[CODES.index("7D")], fused[CODES.index("2D")] = 0.30, 0.29
+    recognizer._count_pips(2, fused)
+    assert fused[CODES.index("2D")] == pytest.approx(0.32)
+    clear = np.zeros(52)
+    clear[CODES.index("7D")], clear[CODES.index("2D")] = 0.40, 0.29
+    recognizer._count_pips(2, clear)
+    assert clear[CODES.index("2D")] == pytest.approx(0.29)
