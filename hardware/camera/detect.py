@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from hardware.camera.edges import refine_quad
+from hardware.camera.outline import bordered_cards
 
 WORK_SCALE = 0.5  # detection runs on a half-size frame
 _FIELD_SCALE = 1 / 8  # felt fields are estimated on a 1/8 frame
@@ -76,6 +77,13 @@ def masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Half-size uint8 masks of what is not felt (cards, hands, chips, printed lines) and of
     card paper alone (white, holding no felt, solid: lines, text and chip rims are opened
     away, pips and pictures filled in)."""
+    mask, paper_mask, *_ = _masks(frame)
+    return mask, paper_mask
+
+
+def _masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`masks`, and a mask of grey lines (paper at any brightness, nothing opened away: card
+    borders, printed lines, text)."""
     small = cv2.resize(frame, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
     ratio = _FIELD_SCALE / WORK_SCALE
     # thin bright printing (layout lines, text) is eroded away first, so that it does not
@@ -95,6 +103,7 @@ def masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     v_field = _field(cv2.max(cv2.max(channels[0], channels[1]), channels[2]), weight, size)
     not_felt = np.empty(small.shape[:2], bool)
     paper = np.empty_like(not_felt)
+    grey = np.empty_like(not_felt)
     for top in range(0, small.shape[0], _STRIP):  # in strips: the float copies stay small
         rows = slice(top, top + _STRIP)
         part = small[rows]
@@ -110,14 +119,16 @@ def masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         out = np.less(chroma, cv2.LUT(value, _CHROMA_LIMIT), out=paper[rows])
         out &= low_felt
         out &= value > 60
+        grey[rows] = out
         out &= value.astype(np.float32) > 1.4 * v_field[rows]
     mask: np.ndarray = not_felt.view(np.uint8) * np.uint8(255)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     _fill(mask)
+    light = grey.view(np.uint8) * np.uint8(255)
     paper_mask = cv2.morphologyEx(paper.view(np.uint8) * np.uint8(255), cv2.MORPH_OPEN, _DISC)
     _fill(paper_mask)
-    return mask, paper_mask
+    return mask, paper_mask, light
 
 
 _DISC = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
@@ -400,7 +411,7 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
     printed line touching a card is not paper); what they cover is then cleared from the
     not-felt mask, in which the rest (backs, dark cards) is looked for.
     """
-    foreground_mask, paper = masks(frame)
+    foreground_mask, paper, light = _masks(frame)
     lo, hi = min_height * WORK_SCALE, max_height * WORK_SCALE
     found, lo2, hi2, aspect = _from_mask(paper, lo, hi, 0.7, sized=False, solid=True)
     rest = foreground_mask.copy()
@@ -418,10 +429,26 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
             more, *_ = _from_mask(rest, max(lo, _SIZES[0] * typical),
                                   min(hi, _SIZES[1] * typical), aspect, sized=True, solid=False)
     out = []
-    for quad, share in found + more:
+    for quad, share in found + more + _outlined(light, foreground_mask,
+                                                 found + more, lo, hi):
         full = quad / WORK_SCALE
         out.append(Candidate(refine_quad(frame, _order(full)), share, _order(full)))
     return out
+
+
+def _outlined(light: np.ndarray, not_felt: np.ndarray,
+              known: list[tuple[np.ndarray, float]], lo: float,
+              hi: float) -> list[tuple[np.ndarray, float]]:
+    """Light-bordered cards the masks missed (see outline.py), at the size of the cards
+    found so far, overlapping none of them."""
+    if known:
+        typical = float(np.median([_long_side(quad) for quad, _ in known]))
+        lo, hi = max(lo, _SIZES[0] * typical), min(hi, _SIZES[1] * typical)
+    extra: list[tuple[np.ndarray, float]] = []
+    for quad, share in bordered_cards(light, not_felt, lo, hi):
+        if not any(_overlap(quad, other) for other, _ in known + extra):
+            extra.append((quad, share))
+    return extra
 
 
 def _long_side(quad: np.ndarray) -> float:

@@ -1,0 +1,78 @@
+"""Cards the colour masks miss, found by their light border (pure).
+
+A card whose face or back has about the felt's colour (a green back on green felt) is a
+poor blob in the not-felt mask, but its white or silver border still shows as a thin ring in
+the mask of grey lines (white or grey things, thick or thin, at any brightness). What that
+ring encloses is a clean rectangle a little smaller than a card; grown outwards across the
+ring it is the card. Printed betting boxes are rings too, so an enclosed rectangle counts
+only when it has the size of the cards and its inside is not felt (an empty box holds felt).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+_MAX_BORDER = 9  # half-size pixels: a ring wider than this is no card border
+_NOT_FELT = 0.15  # share of a card's inside that is not felt, at the least (empty boxes: 0)
+_SAMPLES = np.linspace(0.15, 0.85, 24)  # where along each side the ring is probed
+
+
+def _ring_width(light: np.ndarray, rect: tuple) -> int:
+    """How far the ring around a rectangle reaches outwards (0: not at all, or at most a
+    pixel; `_MAX_BORDER`: too far for a card's border)."""
+    (cx, cy), (w, h), angle = rect
+    height, width = light.shape
+    for d in range(1, _MAX_BORDER + 1):
+        box = cv2.boxPoints(((cx, cy), (w + 2 * d, h + 2 * d), angle))
+        sides = np.roll(box, -1, axis=0) - box
+        pts = (box[:, None, :] + _SAMPLES[None, :, None] * sides[:, None, :]).reshape(-1, 2)
+        x = np.clip(np.round(pts[:, 0]).astype(int), 0, width - 1)
+        y = np.clip(np.round(pts[:, 1]).astype(int), 0, height - 1)
+        if np.count_nonzero(light[y, x]) < 0.5 * len(pts):
+            return d - 1
+    return _MAX_BORDER
+
+
+def _inside(mask: np.ndarray, box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The patch of `mask` around `box` and a mask of the box's inside in it."""
+    x0, y0 = np.maximum(np.floor(box.min(axis=0)).astype(int), 0)
+    x1, y1 = np.ceil(box.max(axis=0)).astype(int) + 1
+    patch = mask[y0:y1, x0:x1]
+    poly = np.zeros(patch.shape[:2], np.uint8)
+    cv2.fillConvexPoly(poly, np.round(box - [x0, y0]).astype(np.int32), 255)
+    return patch, cv2.erode(poly, np.ones((5, 5), np.uint8))
+
+
+def bordered_cards(light: np.ndarray, not_felt: np.ndarray,
+                   lo: float, hi: float) -> list[tuple[np.ndarray, float]]:
+    """Card quads (half-size pixels, with the share of their inside that is not felt) of
+    bordered cards: `light` is the half-size mask of grey lines, `not_felt` the foreground
+    mask; cards have long sides between `lo` and `hi`."""
+    contours, hierarchy = cv2.findContours(light, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    found: list[tuple[np.ndarray, float]] = []
+    for contour, (*_, parent) in zip(contours, hierarchy[0] if hierarchy is not None else [],
+                                     strict=True):
+        if parent < 0 or len(contour) < 4:
+            continue  # an outer boundary; only what a ring encloses is looked at
+        rect = cv2.minAreaRect(contour)
+        long, short = max(rect[1]), min(rect[1])
+        if not (0.8 * lo <= long <= hi and 0.62 <= short / long <= 0.8):
+            continue
+        if cv2.contourArea(contour) < 0.9 * long * short:
+            continue
+        d = _ring_width(light, rect)
+        if d == _MAX_BORDER:
+            continue
+        (cx, cy), (w, h), angle = rect
+        card = ((cx, cy), (w + 2 * d, h + 2 * d), angle)
+        long, short = max(card[1]), min(card[1])
+        if not (lo <= long <= hi and 0.64 <= short / long <= 0.8):
+            continue
+        box = cv2.boxPoints(rect).astype(np.float64)
+        patch, inner = _inside(not_felt, box)
+        share = np.count_nonzero(patch & inner) / max(int(np.count_nonzero(inner)), 1)
+        if share < _NOT_FELT:  # felt inside: an empty printed box
+            continue
+        found.append((cv2.boxPoints(card).astype(np.float64), float(share)))
+    return found
