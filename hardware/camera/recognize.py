@@ -208,8 +208,10 @@ class Recognizer:
     Each code's score is its whole-card agreement plus what the corner index says of its
     rank and suit (`rank_weight`, `suit_weight`) and what the body pips say of its suit
     (`pip_weight`). `min_score`: below it a card looks like no face (face down);
-    `min_margin`: below this lead of the best code over the next the reading is "unsure". `confidence` is the share of reads with such a lead that were right
-    on the tuning designs (`calibration`: lead in units of `min_margin` -> share right).
+    `min_margin`: below this lead of the best code over the next the reading is "unsure", as
+    it is when the best face beats the enrolled back by less than `back_margin`. `confidence`
+    is the share of reads with such a lead that were right on the tuning designs
+    (`calibration`: lead in units of `min_margin` -> share right).
     Defaults are tuned for an enrolled deck; `synth.generic.GENERIC` holds those for the
     built-in model, which also asks the corner index to name the card (`index_must_name`):
     faces of other designs alone are no evidence of a card's suit.
@@ -218,6 +220,7 @@ class Recognizer:
     deck: DeckModel
     min_score: float = 0.3
     min_margin: float = 0.02
+    back_margin: float = 0.05  # a face must beat the enrolled back by this much, else unsure
     rank_weight: float = 0.5
     suit_weight: float = 2.0
     index_cap: float = 0.1
@@ -311,9 +314,10 @@ class Recognizer:
         lead = float(fused[best] - fused[order[-2]])
         knots, right = self.calibration
         confidence = float(np.interp(lead / self.min_margin, knots, right))
+        close_to_back = reading.score - reading.back < self.back_margin
         named = look.index_names(best, self.index_suit_lead, self.index_pip_weight)
         if self.look_must_agree:  # the whole card's look (pip layout, court picture) too
             named &= int(np.argmax(reading.per_code)) % 13 == best % 13
-        if lead < self.min_margin or (self.index_must_name and not named):
+        if lead < self.min_margin or close_to_back or (self.index_must_name and not named):
             return Sighting(None, "unsure", center, corners, confidence)
         return Sighting(CODES[best], "up", center, corners, confidence)

@@ -260,3 +260,22 @@ def test_the_body_pip_count_settles_a_card_too_close_to_call() -> None:
     clear[CODES.index("7D")], clear[CODES.index("2D")] = 0.40, 0.29
     recognizer._count_pips(2, clear)
     assert clear[CODES.index("2D")] == pytest.approx(0.29)
+
+
+def test_a_face_barely_beating_the_back_is_not_read() -> None:
+    """A face-down card under a hand: its back agrees less, a face nearly as much. Unless the
+    best face beats the enrolled back by `back_margin`, the card is unsure, not read."""
+    per_code = np.full(52, 0.1)
+    per_code[CODES.index("JH")] = 0.32
+
+    def look(back: float) -> Look:
+        reading = Reading("JH", 0.32, 0.22, back, False, per_code, np.arange(52),
+                          np.zeros((2, 2)))
+        return Look(np.array([[0, 0], [60, 0], [60, 84], [0, 84]], float), reading,
+                    per_code.copy(), np.zeros(52), np.zeros(52), np.zeros(4))
+    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
+                     np.zeros((0, 84, 60), np.uint8))
+    recognizer = Recognizer(deck)
+    assert recognizer.decide(look(0.30)).face == "unsure"
+    assert recognizer.decide(look(0.40)).face == "down"
+    assert (recognizer.decide(look(0.05)).face, recognizer.decide(look(0.05)).card) == ("up", "JH")
