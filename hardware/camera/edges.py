@@ -74,8 +74,9 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
     is the outermost colour step with felt (as seen just outside that side) on its outer side
     and a solid run of not-felt on its inner side: an inner frame or the pattern printed on
     the card is not taken for its edge (its outer side is no felt), nor is a printed layout
-    line next to the card (too thin to be solid). Probes that disagree (a hand, chips) are
-    dropped; a side with too few good probes keeps its coarse position.
+    line next to the card (too thin to be solid), nor is the card's shadow (felt in shade is
+    felt). Probes that disagree (a hand, chips) are dropped; a side with too few good probes
+    keeps its coarse position; opposite sides are kept parallel (`_parallel`).
     """
     samples = 20
     t = np.linspace(0.14, 0.86, samples)

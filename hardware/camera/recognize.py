@@ -201,6 +201,12 @@ class Look:
                     and suit[code // 13] >= ranked[-1] and ranked[-1] - ranked[-2] >= suit_lead)
 
 
+def _two_best(fused: np.ndarray) -> tuple[int, int]:
+    """The leading code and the next (CODES positions)."""
+    order = np.argsort(fused)
+    return int(order[-1]), int(order[-2])
+
+
 @dataclass
 class Recognizer:
     """Frame in, sightings out.
@@ -275,8 +281,7 @@ class Recognizer:
         """Mark down whichever of the two leading codes the full-detail look at the places
         where their faces differ speaks against (in place). Only the loser moves: that look
         says nothing of how either compares with a third code."""
-        order = np.argsort(fused)
-        first, second = int(order[-1]), int(order[-2])
+        first, second = _two_best(fused)
         if fused[first] - fused[second] >= 5 * self.min_margin:
             return  # clear already (and most cards are): spare the time
         fine = self.deck.fine
@@ -287,8 +292,7 @@ class Recognizer:
     def _count_pips(self, count: int, fused: np.ndarray) -> None:
         """Where the two leading codes are too close to call, the one whose enrolled pictures
         showed as many body pips as this card does gains `count_bonus` (in place)."""
-        order = np.argsort(fused)
-        first, second = int(order[-1]), int(order[-2])
+        first, second = _two_best(fused)
         if fused[first] - fused[second] >= self.min_margin:
             return
         fits = self.deck.pips.fits(first, count), self.deck.pips.fits(second, count)
@@ -309,9 +313,8 @@ class Recognizer:
         if reading.back > reading.score or looks_unlike:
             confidence = float(np.clip(1.0 - reading.score, 0.0, 1.0))
             return Sighting(None, "down", center, corners, confidence)
-        order = np.argsort(fused)
-        best = int(order[-1])
-        lead = float(fused[best] - fused[order[-2]])
+        best, second = _two_best(fused)
+        lead = float(fused[best] - fused[second])
         knots, right = self.calibration
         confidence = float(np.interp(lead / self.min_margin, knots, right))
         close_to_back = reading.score - reading.back < self.back_margin
