@@ -232,6 +232,7 @@ class Recognizer:
     index_cap: float = 0.1
     weak_look: float = 0.6  # below this whole-card agreement (a quad off, a hand), the index's
     cap_growth: float = 0.25  # ... cap grows by this much per unit it falls short
+    index_clarity: tuple[float, float] = (0.3, 0.8)  # glyph match: no say .. its full say
     index_face_up: float = 0.7  # a clear index makes a card face up even unlike every face
     pair_weight: float = 0.3  # the full-detail look at the two leading codes (`pairwise`)
     pip_weight: float = 1.0  # the body pips' say on the suit (`pips`), costing at most
@@ -268,14 +269,20 @@ class Recognizer:
         pips, count = self.deck.pips.read(picture)
         cap = self.index_cap + self.cap_growth * max(0.0, self.weak_look - reading.score)
         fused = (reading.per_code
-                 + np.maximum(self.rank_weight * (rank - rank.max()), -cap)
-                 + np.maximum(self.suit_weight * (suit - suit.max()), -cap)
+                 + self._clarity(rank) * np.maximum(self.rank_weight * (rank - rank.max()), -cap)
+                 + self._clarity(suit) * np.maximum(self.suit_weight * (suit - suit.max()), -cap)
                  + np.repeat(np.maximum(self.pip_weight * (pips - pips.max()), -self.pip_cap), 13))
         if len(self.deck.fine) and self.pair_weight:
             self._tell_apart(reading, fused)
         if count and self.count_bonus:
             self._count_pips(count, fused)
         return Look(quad, reading, fused, rank, suit, pips)
+
+    def _clarity(self, scores: np.ndarray) -> float:
+        """How much an index term may say, by how well its best glyph matched: nothing up to
+        `index_clarity[0]` (glyphs of any kind match that well), all from `index_clarity[1]`."""
+        low, high = self.index_clarity
+        return float(np.clip((scores.max() - low) / (high - low), 0.0, 1.0))
 
     def _tell_apart(self, reading: Reading, fused: np.ndarray) -> None:
         """Mark down whichever of the two leading codes the full-detail look at the places

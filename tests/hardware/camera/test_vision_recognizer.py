@@ -279,3 +279,14 @@ def test_a_face_barely_beating_the_back_is_not_read() -> None:
     assert recognizer.decide(look(0.30)).face == "unsure"
     assert recognizer.decide(look(0.40)).face == "down"
     assert (recognizer.decide(look(0.05)).face, recognizer.decide(look(0.05)).card) == ("up", "JH")
+
+
+def test_a_weak_glyph_match_has_little_say() -> None:
+    """Any glyph matches another at about 0.3: an index term counts for nothing at that
+    agreement, in full from 0.8, in proportion between."""
+    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
+                     np.zeros((0, 84, 60), np.uint8))
+    recognizer = Recognizer(deck)
+    assert recognizer._clarity(np.array([0.1, 0.29])) == 0.0
+    assert recognizer._clarity(np.array([0.2, 0.55])) == pytest.approx(0.5)
+    assert recognizer._clarity(np.array([0.95, 0.4])) == 1.0
