@@ -200,6 +200,15 @@ class Look:
         return bool(self.rank.max() > 0 and self.rank[code] >= self.rank.max() and suit.any()
                     and suit[code // 13] >= ranked[-1] and ranked[-1] - ranked[-2] >= suit_lead)
 
+    def suit_witnessed(self, code: int, lone_lead: float) -> bool:
+        """Whether the suit of code `code` has a second witness: the body pips name it, or,
+        on a card showing none (a court card, an ace's lone pip hidden), the corner's pip puts
+        it ahead of every other suit by `lone_lead`."""
+        if self.pips.any():
+            return int(np.argmax(self.pips)) == code // 13
+        ranked = np.sort(self.suit[::13])
+        return bool(self.suit[code] >= ranked[-1] and ranked[-1] - ranked[-2] >= lone_lead)
+
 
 def _two_best(fused: np.ndarray) -> tuple[int, int]:
     """The leading code and the next (CODES positions)."""
@@ -241,7 +250,8 @@ class Recognizer:
     index_must_name: bool = False  # read a card only when its corner index names it too,
     index_suit_lead: float = 0.0  # ... its suit ahead of the next suit's by this much
     index_pip_weight: float = 0.0  # ... counting the body pips' say this much,
-    look_must_agree: bool = False  # ... and the whole-card look's best rank being its rank
+    look_must_agree: bool = False  # ... and the whole-card look's best rank being its rank,
+    lone_suit_lead: float = 0.0  # ... and (when > 0) its suit witnessed twice (`suit_witnessed`)
     calibration: tuple[tuple[float, ...], tuple[float, ...]] = (
         (0.0, 1.0, 2.0, 3.0, 5.0, 10.0), (0.3, 0.7, 0.95, 0.97, 0.99, 0.998))
 
@@ -328,6 +338,8 @@ class Recognizer:
         named = look.index_names(best, self.index_suit_lead, self.index_pip_weight)
         if self.look_must_agree:  # the whole card's look (pip layout, court picture) too
             named &= int(np.argmax(reading.per_code)) % 13 == best % 13
+        if self.lone_suit_lead:
+            named &= look.suit_witnessed(best, self.lone_suit_lead)
         if lead < self.min_margin or close_to_back or (self.index_must_name and not named):
             return Sighting(None, "unsure", center, corners, confidence)
         return Sighting(CODES[best], "up", center, corners, confidence)

@@ -290,3 +290,18 @@ def test_a_weak_glyph_match_has_little_say() -> None:
     assert recognizer._clarity(np.array([0.1, 0.29])) == 0.0
     assert recognizer._clarity(np.array([0.2, 0.55])) == pytest.approx(0.5)
     assert recognizer._clarity(np.array([0.95, 0.4])) == 1.0
+
+
+def test_the_built_in_rule_asks_for_a_second_witness_of_the_suit() -> None:
+    """`suit_witnessed`: the body pips name the suit when the card shows them; a card that
+    shows none needs its corner pip clearly ahead."""
+    suit = np.repeat([0.2, 0.9, 0.75, 0.1], 13)  # the corner pip: hearts, diamonds close
+    look = Look(np.zeros((4, 2)), None, np.zeros(52), np.zeros(52), suit,  # type: ignore[arg-type]
+                np.array([0.1, 0.95, 0.6, 0.05]))
+    assert look.suit_witnessed(CODES.index("7H"), 0.3)
+    assert not look.suit_witnessed(CODES.index("7D"), 0.3)
+    diamonds = replace(look, pips=np.array([0.1, 0.6, 0.95, 0.05]))
+    assert not diamonds.suit_witnessed(CODES.index("7H"), 0.3)
+    court = replace(look, pips=np.zeros(4))  # hearts lead diamonds by 0.15 only
+    assert not court.suit_witnessed(CODES.index("KH"), 0.3)
+    assert court.suit_witnessed(CODES.index("KH"), 0.1)
