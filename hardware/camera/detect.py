@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from hardware.camera.edges import refine_quad
+from hardware.camera.ink import percentiles
 from hardware.camera.outline import bordered_cards
 
 WORK_SCALE = 0.5  # detection runs on a half-size frame
@@ -33,20 +34,6 @@ class Candidate:
     coarse: np.ndarray  # 4x2 float, the quad as the half-size mask gave it
 
 
-def _channel_medians(image: np.ndarray) -> np.ndarray:
-    """The median of each channel of a uint8 image, as np.median gives it (float32), counted
-    from histograms instead of sorting."""
-    pixels = image.reshape(-1, image.shape[-1])
-    n = len(pixels)
-    middle = [(n - 1) // 2, n // 2]  # the same place twice when n is odd
-    out = np.empty(pixels.shape[1], np.float32)
-    for c in range(pixels.shape[1]):
-        below = np.cumsum(np.bincount(pixels[:, c], minlength=256))
-        lo, hi = np.searchsorted(below, middle, side="right").astype(np.float32)
-        out[c] = (lo + hi) / np.float32(2)
-    return out
-
-
 def _felt_basis(tiny: np.ndarray) -> np.ndarray:
     """A 3x3 matrix taking a BGR pixel to (felt amount, white amount, off-plane distance).
 
@@ -55,7 +42,7 @@ def _felt_basis(tiny: np.ndarray) -> np.ndarray:
     slowly across the frame. A white card lies on that plane too, but with no felt in it.
     `tiny` is a uint8 BGR picture of the table.
     """
-    felt = _channel_medians(tiny).astype(np.float64) + 1.0
+    felt = np.array([percentiles(c, (50,))[0] for c in cv2.split(tiny)]) + 1.0
     white = np.ones(3) / np.sqrt(3.0)
     chroma = felt - white * (felt @ white)
     if np.linalg.norm(chroma) < 8.0:  # a grey felt: make up a chroma axis; brightness decides

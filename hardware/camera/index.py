@@ -4,8 +4,9 @@ Every design prints the index in similar fonts, so shapes learnt from some desig
 over to others far better than whole-card looks do. On an upright card picture the index is
 looked for in the two top corners, and again with the picture turned half round (a hand
 may cover one corner; some designs print the index top-right). In each corner the ink
-(darker than the card's white; on a dark card, lighter than the card) is cut into blobs; the topmost glyph-sized blob (two of them
-side by side for a 10) is the rank and the blob under it the suit pip. Each is cropped,
+(darker than the card's white; on a dark card, lighter than the card) is cut into blobs; the
+topmost glyph-sized blob (two of them side by side for a 10) is the rank and the blob under
+it the suit pip. Each is cropped,
 scaled to a fixed size (so size and position do not matter) and compared with templates:
 the enrolled deck's own index glyphs, or those of all tuning designs for unknown decks.
 Red or black ink (or card, for a dark card) decides half the suit.
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from hardware.camera.ink import darkest, mark_other_colour, percentiles, redness
+
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 CODES = tuple(r + s for s in SUITS for r in RANKS)  # suit-major: AS, 2S ... KC
@@ -25,7 +28,6 @@ RANK_SIZE = (12, 18)  # width, height of a normalised rank glyph
 SUIT_SIZE = (14, 14)
 _REGION = (0.27, 0.36)  # share of the card's width and height searched in each corner
 INK = 0.55
-_RED_SUITS = np.array([s in "HD" for s in SUITS])
 _SQUARE3 = np.ones((3, 3), np.uint8)
 
 
@@ -46,40 +48,19 @@ def _normalised(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return (flat / (np.linalg.norm(flat) + 1e-6)).astype(np.float32)
 
 
-def _percentiles(values: np.ndarray, percents: tuple[int, ...]) -> list[float]:
-    """`float(np.percentile(values.astype(np.float32), q))` for each q (the default linear
-    method) of a uint8 array, with the order statistics read off a cumulative histogram
-    instead of partitioning the array: small corners made the partitioning the slow part."""
-    n = values.size
-    below = np.cumsum(np.bincount(values.reshape(-1), minlength=256))
-    out = []
-    for q in percents:
-        virtual = (n - 1) * (q / 100)
-        lower = min(int(np.floor(virtual)), n - 1)
-        a, b = (np.float32(v) for v in np.searchsorted(below, [lower, min(lower + 1, n - 1)],
-                                                             side="right"))
-        t = virtual - np.floor(virtual)
-        if t >= 0.5:
-            out.append(float(b - (b - a) * np.float32(1 - t)))
-        else:
-            out.append(float(a + (b - a) * np.float32(t)))
-    return out
-
-
 def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs | None:
     """The index in one corner region (BGR, upright; the card's corner at its top-left when
     `left`, else at its top-right), or None when none is seen there."""
-    b, g, r = cv2.split(region)
-    darkest = cv2.min(cv2.min(b, g), r)
-    rh, rw = darkest.shape
-    inner = darkest[rh // 12 :, rw // 10 :] if left else darkest[rh // 12 :, : rw - rw // 10]
-    paper, ink_level, middle = _percentiles(inner, (85, 2, 50))
+    dark = darkest(region)
+    rh, rw = dark.shape
+    inner = dark[rh // 12 :, rw // 10 :] if left else dark[rh // 12 :, : rw - rw // 10]
+    paper, ink_level, middle = percentiles(inner, (85, 2, 50))
     light_ink = middle < 100  # a dark card prints its index light
     if light_ink:  # the same reading on the negative (light ink on a dark or coloured card)
-        darkest = 255 - darkest
-        inner = darkest[rh // 12 :, rw // 10 :] if left else darkest[rh // 12 :, : rw - rw // 10]
-        paper, ink_level = _percentiles(inner, (85, 2))
-    low = darkest.astype(np.float32)
+        dark = 255 - dark
+        inner = dark[rh // 12 :, rw // 10 :] if left else dark[rh // 12 :, : rw - rw // 10]
+        paper, ink_level = percentiles(inner, (85, 2))
+    low = dark.astype(np.float32)
     if paper - ink_level < 45 or paper < 110:
         return None
     ink = np.clip((paper - low) / (paper - ink_level), 0.0, 1.0)
@@ -144,9 +125,7 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     coloured = suit_pixels & (ink > 0.6)  # red ink makes a red suit...
     if light_ink:  # ... and on a dark card the card's own colour does
         coloured = ~cv2.dilate(mask, _SQUARE3).astype(bool) & (ink < 0.2)
-    b, g, r = (region[:, :, c][coloured].astype(np.float32) for c in range(3))
-    redness = float(np.mean((r - np.maximum(g, b)) / (r + 30.0))) if len(r) else 0.0
-    return Glyphs(_normalised(rank_patch, RANK_SIZE), w / h, suit, redness)
+    return Glyphs(_normalised(rank_patch, RANK_SIZE), w / h, suit, redness(region, coloured))
 
 
 def corner_glyphs(picture: np.ndarray) -> list[Glyphs]:
@@ -238,7 +217,7 @@ class IndexModel:
             if g.suit is not None and len(self.suits):
                 suits[k] = -1.0
                 np.maximum.at(suits[k], self.suit_of, self.suits @ g.suit)
-                suits[k, (g.redness > 0.18) != _RED_SUITS] -= 0.5
+                mark_other_colour(suits[k], g.redness)
         return ranks, suits
 
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from hardware.camera.index import CODES, SUITS, _percentiles
+from hardware.camera.index import CODES, SUITS
+from hardware.camera.ink import darkest, mark_other_colour, percentiles, redness
 
 _MAX_COUNT = 15  # pip counts above this are counted as this
 PIP_SIZE = 20  # side of a normalised pip picture
-_RED_SUITS = np.array([s in "HD" for s in SUITS])
 _CORNER = (0.22, 0.3)  # share of width and height kept clear of the corner indices
 
 
@@ -35,17 +35,16 @@ def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float]:
     """The pips in an upright BGR card picture, as normalised pictures (k, PIP_SIZE**2),
     and how red their ink is (about 0 for black, 0.3 and more for red)."""
     h, w = picture.shape[:2]
-    b, g, r = cv2.split(picture)
-    darkest = cv2.min(cv2.min(b, g), r)
-    paper, ink_level, middle, low, high = _percentiles(darkest, (80, 3, 50, 20, 97))
+    dark = darkest(picture)
+    paper, ink_level, middle, low, high = percentiles(dark, (80, 3, 50, 20, 97))
     light_ink = middle < 100  # a dark card prints its pips light
     if light_ink:  # read the negative: light pips on a dark or deeply coloured card
-        darkest = 255 - darkest
+        dark = 255 - dark
         paper, ink_level = 255 - low, 255 - high
     empty = np.zeros((0, PIP_SIZE * PIP_SIZE), np.float32)
     if paper - ink_level < 40 or paper < 100:  # no light paper with dark ink on it
         return empty, 0.0
-    ink = np.clip((paper - darkest.astype(np.float32)) / (paper - ink_level), 0.0, 1.0)
+    ink = np.clip((paper - dark.astype(np.float32)) / (paper - ink_level), 0.0, 1.0)
     count, labels, stats, centres = cv2.connectedComponentsWithStats(
         (ink > 0.5).astype(np.uint8), connectivity=8)
     pips, coloured = [], np.zeros((h, w), bool)
@@ -73,10 +72,7 @@ def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float]:
     if light_ink:
         coloured = ~cv2.dilate(coloured.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
         coloured &= ink < 0.2
-    blue, green, red = (picture[:, :, c][coloured].astype(np.float32) for c in range(3))
-    redness = (float(np.mean((red - np.maximum(green, blue)) / (red + 30.0))) if len(red)
-               else 0.0)
-    return np.stack(pips), redness
+    return np.stack(pips), redness(picture, coloured)
 
 
 @dataclass
@@ -141,7 +137,7 @@ class PipModel:
 
     def read(self, picture: np.ndarray) -> tuple[np.ndarray, int]:
         """`suit_scores`, and how many body pips were found."""
-        found, redness = body_pips(picture)
+        found, red = body_pips(picture)
         if not len(found) or not len(self.pips):
             return np.zeros(len(SUITS)), len(found)
         sims = found @ self.pips.T  # (k, n)
@@ -151,5 +147,5 @@ class PipModel:
             if mine.any():
                 per_suit[:, s] = sims[:, mine].max(axis=1)
         scores = per_suit.mean(axis=0)
-        scores[(redness > 0.18) != _RED_SUITS] -= 0.5
+        mark_other_colour(scores, red)
         return scores, len(found)

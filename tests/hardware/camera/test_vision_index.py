@@ -12,10 +12,10 @@ from hardware.camera.index import (
     RANKS,
     SUITS,
     IndexModel,
-    _percentiles,
     corner_glyphs,
     face_pictures,
 )
+from hardware.camera.ink import percentiles
 from hardware.camera.recognize import _clearest
 from tests.cardart import faces_or_skip
 
@@ -73,7 +73,7 @@ def test_percentiles_from_histograms_are_numpys() -> None:
         values = rng.integers(lo, int(rng.integers(lo, 256)) + 1, (h, w)).astype(np.uint8)
         percents = (85, 2, int(rng.integers(0, 101)))
         expected = [float(np.percentile(values.astype(np.float32), q)) for q in percents]
-        assert _percentiles(values, percents) == expected
+        assert percentiles(values, percents) == expected
 
 
 def test_a_dark_card_prints_its_index_light() -> None:
