@@ -16,9 +16,6 @@ from typing import Any
 
 from hardware.clock import utc_stamp
 
-#: A trace timestamp of now (or of the time given).
-utc_ts = utc_stamp
-
 
 class CaptureWriter:
     """Appends raw bytes to PATH and their arrival times to PATH.times."""
@@ -34,13 +31,13 @@ class CaptureWriter:
     def write(self, data: bytes, ts: str | None = None) -> None:
         with self._lock:
             self._raw.write(data)
-            self._line({"offset": self.offset, "bytes": len(data), "ts": ts or utc_ts()})
+            self._line({"offset": self.offset, "bytes": len(data), "ts": ts or utc_stamp()})
             self.offset += len(data)
 
     def mark(self, **fields: Any) -> None:
         """Record a link change (or any note) at the current offset."""
         with self._lock:
-            self._line({"offset": self.offset, **fields, "ts": fields.get("ts") or utc_ts()})
+            self._line({"offset": self.offset, **fields, "ts": fields.get("ts") or utc_stamp()})
 
     def _line(self, obj: dict[str, Any]) -> None:
         self._times.write(json.dumps(obj, separators=(",", ":")) + "\n")

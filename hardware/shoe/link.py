@@ -26,8 +26,9 @@ from typing import Any
 
 import serial
 
+from hardware.clock import utc_stamp
 from hardware.shoe.adapters import ShoeAdapter, create_adapter
-from hardware.shoe.capture import CaptureWriter, utc_ts
+from hardware.shoe.capture import CaptureWriter
 
 HEARTBEAT_TIMEOUT = 3.0
 BAUDRATE = 115_200
@@ -175,7 +176,7 @@ class ShoeLink:
         if status == self.status:
             return
         self.status = status
-        ts = utc_ts()
+        ts = utc_stamp()
         if self.capture is not None:
             self.capture.mark(link=status, reason=reason, ts=ts)
         self._on_receive(Received("link", {"status": status, "reason": reason}, ts,
@@ -184,7 +185,7 @@ class ShoeLink:
     def _deliver(self, items: list[dict[str, Any]]) -> None:
         if not items:
             return
-        ts = utc_ts()
+        ts = utc_stamp()
         clock = time.perf_counter()
         put = self._on_receive
         for data in items:
