@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from hardware.camera.ink import darkest, mark_other_colour, percentiles, redness
+from hardware.camera.ink import coolness, darkest, mark_other_colour, percentiles, redness
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -39,6 +39,7 @@ class Glyphs:
     rank_aspect: float  # width / height of the rank blob(s)
     suit: np.ndarray | None  # (SUIT_SIZE product,) or None when no pip was found
     redness: float  # about 0 for black ink, 0.3 and more for red
+    coolness: float = 0.0  # about 0 for black or red ink, 0.3 and more for blue or green
 
 
 def _normalised(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -125,7 +126,8 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     coloured = suit_pixels & (ink > 0.6)  # red ink makes a red suit...
     if light_ink:  # ... and on a dark card the card's own colour does
         coloured = ~cv2.dilate(mask, _SQUARE3).astype(bool) & (ink < 0.2)
-    return Glyphs(_normalised(rank_patch, RANK_SIZE), w / h, suit, redness(region, coloured))
+    return Glyphs(_normalised(rank_patch, RANK_SIZE), w / h, suit, redness(region, coloured),
+                  coolness(region, coloured))
 
 
 def corner_glyphs(picture: np.ndarray) -> list[Glyphs]:
@@ -203,22 +205,24 @@ class IndexModel:
     def merge(cls, models: list[IndexModel]) -> IndexModel:
         return cls(*(np.concatenate([getattr(m, f) for m in models]) for f in cls._FIELDS))
 
-    def corner_scores(self, picture: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def corner_scores(self, picture: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per corner showing an index: agreement with each rank (k, 13) and suit (k, 4),
-        about -1..1 (a suit row is NaN where no pip was found under the rank)."""
+        about -1..1 (a suit row is NaN where no pip was found under the rank), and the suit
+        pip's colour doubt (k,; `ink.mark_other_colour`; NaN where no pip was found)."""
         glyphs = corner_glyphs(picture)
         ranks = np.full((len(glyphs), len(RANKS)), -1.0)
         suits = np.full((len(glyphs), len(SUITS)), np.nan)
+        doubts = np.full(len(glyphs), np.nan)
         if not len(self.ranks):
-            return ranks[:0], suits[:0]
+            return ranks[:0], suits[:0], doubts[:0]
         for k, g in enumerate(glyphs):
             sims = self.ranks @ g.rank - 0.5 * np.abs(np.log(self.rank_aspects / g.rank_aspect))
             np.maximum.at(ranks[k], self.rank_of, sims)
             if g.suit is not None and len(self.suits):
                 suits[k] = -1.0
                 np.maximum.at(suits[k], self.suit_of, self.suits @ g.suit)
-                mark_other_colour(suits[k], g.redness)
-        return ranks, suits
+                doubts[k] = mark_other_colour(suits[k], g.redness, g.coolness)
+        return ranks, suits, doubts
 
 
 def face_pictures(face: np.ndarray, size: tuple[int, int]) -> list[np.ndarray]:

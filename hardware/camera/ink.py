@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 
 RED_INK = 0.18  # `redness` above this is red ink (or, on a dark card, a red card)
+COOL_INK = 0.55  # `coolness` above this is blue or green ink: neither red nor black
 _RED_SUITS = np.array([s in "HD" for s in "SHDC"])
 
 
@@ -44,6 +45,23 @@ def redness(picture: np.ndarray, where: np.ndarray) -> float:
     return float(np.mean((r - np.maximum(g, b)) / (r + 30.0))) if len(r) else 0.0
 
 
-def mark_other_colour(scores: np.ndarray, red: float) -> None:
-    """Take 0.5 off the suit scores (4, SHDC order) of the colour the ink is not (in place)."""
-    scores[(red > RED_INK) != _RED_SUITS] -= 0.5
+def coolness(picture: np.ndarray, where: np.ndarray) -> float:
+    """How blue or green a BGR picture is where `where` holds: about 0 for black, grey or red
+    ink, 0.3 and more for the blue or green of a four-colour deck; 0 where nothing is chosen."""
+    b, g, r = (picture[:, :, c][where].astype(np.float32) for c in range(3))
+    cool = np.maximum(g, b)
+    return float(np.mean((cool - r) / (cool + 30.0))) if len(r) else 0.0
+
+
+def mark_other_colour(scores: np.ndarray, red: float, cool: float = 0.0) -> float:
+    """Take 0.5 off the suit scores (4, SHDC order) of the colour the ink is not (in place).
+    Returns the colour doubt: how far the shapes alone put the best suit of the other colour
+    ahead of the best of the ink's colour (negative when shape and colour agree). Ink of
+    neither red nor black (blue or green: a four-colour deck) marks nothing and is infinite
+    doubt: such a deck's colours say nothing of its suits to a reader that never saw it."""
+    if cool > COOL_INK:
+        return float("inf")
+    other = (red > RED_INK) != _RED_SUITS
+    doubt = float(scores[other].max() - scores[~other].max())
+    scores[other] -= 0.5
+    return doubt

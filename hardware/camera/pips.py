@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from hardware.camera.index import CODES, SUITS
-from hardware.camera.ink import darkest, mark_other_colour, percentiles, redness
+from hardware.camera.ink import coolness, darkest, mark_other_colour, percentiles, redness
 
 _MAX_COUNT = 15  # pip counts above this are counted as this
 PIP_SIZE = 20  # side of a normalised pip picture
@@ -31,9 +31,9 @@ def _unit(values: np.ndarray) -> np.ndarray:
     return flat / (np.linalg.norm(flat) + 1e-6)
 
 
-def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float]:
+def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float, float]:
     """The pips in an upright BGR card picture, as normalised pictures (k, PIP_SIZE**2),
-    and how red their ink is (about 0 for black, 0.3 and more for red)."""
+    and how red and how blue or green their ink is (`ink.redness`, `ink.coolness`)."""
     h, w = picture.shape[:2]
     dark = darkest(picture)
     paper, ink_level, middle, low, high = percentiles(dark, (80, 3, 50, 20, 97))
@@ -43,7 +43,7 @@ def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float]:
         paper, ink_level = 255 - low, 255 - high
     empty = np.zeros((0, PIP_SIZE * PIP_SIZE), np.float32)
     if paper - ink_level < 40 or paper < 100:  # no light paper with dark ink on it
-        return empty, 0.0
+        return empty, 0.0, 0.0
     ink = np.clip((paper - dark.astype(np.float32)) / (paper - ink_level), 0.0, 1.0)
     count, labels, stats, centres = cv2.connectedComponentsWithStats(
         (ink > 0.5).astype(np.uint8), connectivity=8)
@@ -67,12 +67,12 @@ def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float]:
         pips.append(_unit(cv2.resize(square, (PIP_SIZE, PIP_SIZE), interpolation=cv2.INTER_AREA)))
         coloured[y : y + bh, x : x + bw] |= blob
     if not pips:
-        return empty, 0.0
+        return empty, 0.0, 0.0
     coloured &= ink > 0.6  # red ink makes a red suit, and on a dark card the card's colour
     if light_ink:
         coloured = ~cv2.dilate(coloured.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
         coloured &= ink < 0.2
-    return np.stack(pips), redness(picture, coloured)
+    return np.stack(pips), redness(picture, coloured), coolness(picture, coloured)
 
 
 @dataclass
@@ -98,7 +98,7 @@ class PipModel:
         counts = np.zeros(len(CODES), np.int64)
         for code, pics in pictures.items():
             for pic in pics:
-                found, _ = body_pips(pic)
+                found, _, _ = body_pips(pic)
                 counts[CODES.index(code)] |= 1 << min(len(found), _MAX_COUNT)
                 if code[0] in "JQK":
                     continue
@@ -135,11 +135,12 @@ class PipModel:
         the pips; zeros when the card shows no pips (a court card, a hand over its body)."""
         return self.read(picture)[0]
 
-    def read(self, picture: np.ndarray) -> tuple[np.ndarray, int]:
-        """`suit_scores`, and how many body pips were found."""
-        found, red = body_pips(picture)
+    def read(self, picture: np.ndarray) -> tuple[np.ndarray, int, float]:
+        """`suit_scores`, how many body pips were found, and their colour doubt
+        (`ink.mark_other_colour`; NaN when none were read)."""
+        found, red, cool = body_pips(picture)
         if not len(found) or not len(self.pips):
-            return np.zeros(len(SUITS)), len(found)
+            return np.zeros(len(SUITS)), len(found), float("nan")
         sims = found @ self.pips.T  # (k, n)
         per_suit = np.full((len(found), len(SUITS)), -1.0)
         for s in range(len(SUITS)):
@@ -147,5 +148,4 @@ class PipModel:
             if mine.any():
                 per_suit[:, s] = sims[:, mine].max(axis=1)
         scores = per_suit.mean(axis=0)
-        mark_other_colour(scores, red)
-        return scores, len(found)
+        return scores, len(found), mark_other_colour(scores, red, cool)

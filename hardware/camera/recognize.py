@@ -156,21 +156,27 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
                    chosen[0])
 
 
-def index_terms(deck: DeckModel, picture: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def index_terms(deck: DeckModel, picture: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """What the corner indices say of each code, as rank and suit terms (52,) each, in CODES
-    order (suit-major); zero where the index shows nothing."""
-    ranks, suits = deck.index.corner_scores(picture)
-    seen = suits[~np.isnan(suits[:, 0])] if len(suits) else suits
-    return np.tile(_clearest(ranks, 13), 4), np.repeat(_clearest(seen, 4), 13)
+    order (suit-major), zero where the index shows nothing; and the colour doubt of the
+    suit pip read (NaN when none was)."""
+    ranks, suits, doubts = deck.index.corner_scores(picture)
+    seen = ~np.isnan(suits[:, 0])
+    rank_row, suit_row = _clearest(ranks), _clearest(suits[seen])
+    rank = ranks[rank_row] if rank_row is not None else np.zeros(13)
+    suit = suits[seen][suit_row] if suit_row is not None else np.zeros(4)
+    doubt = doubts[seen][suit_row] if suit_row is not None else float("nan")
+    return np.tile(rank, 4), np.repeat(suit, 13), float(doubt)
 
 
-def _clearest(rows: np.ndarray, size: int) -> np.ndarray:
-    """The row (one corner's scores) whose best entry leads its second by most: a corner
-    showing something else (a pip, a picture's edge) matches several glyphs about alike."""
+def _clearest(rows: np.ndarray) -> int | None:
+    """Which row (one corner's scores) has its best entry leading its second by most: a
+    corner showing something else (a pip, a picture's edge) matches several glyphs about
+    alike. None when there are no rows."""
     if not len(rows):
-        return np.zeros(size)
+        return None
     top = np.sort(rows, axis=1)
-    return np.asarray(rows[int(np.argmax(top[:, -1] - top[:, -2]))])
+    return int(np.argmax(top[:, -1] - top[:, -2]))
 
 
 @dataclass(frozen=True)
@@ -185,6 +191,7 @@ class Look:
     rank: np.ndarray
     suit: np.ndarray
     pips: np.ndarray  # (4,) the body pips' agreement with each suit; zeros when none show
+    colour_doubt: float = float("nan")  # the larger of the corner pip's and body pips' (NaN: none)
 
     @property
     def clear(self) -> float:
@@ -252,6 +259,7 @@ class Recognizer:
     index_pip_weight: float = 0.0  # ... counting the body pips' say this much,
     look_must_agree: bool = False  # ... and the whole-card look's best rank being its rank,
     lone_suit_lead: float = 0.0  # ... and (when > 0) its suit witnessed twice (`suit_witnessed`)
+    max_colour_doubt: float = float("inf")  # a suit's shape this far into the other colour: unsure
     calibration: tuple[tuple[float, ...], tuple[float, ...]] = (
         (0.0, 1.0, 2.0, 3.0, 5.0, 10.0), (0.3, 0.7, 0.95, 0.97, 0.99, 0.998))
 
@@ -275,8 +283,8 @@ class Recognizer:
     def look(self, picture: np.ndarray, quad: np.ndarray, reading: Reading | None = None) -> Look:
         """The look at one upright card picture (warped from `quad`; `reading` when made)."""
         reading = reading if reading is not None else read_card(self.deck, picture)
-        rank, suit = index_terms(self.deck, picture)
-        pips, count = self.deck.pips.read(picture)
+        rank, suit, corner_doubt = index_terms(self.deck, picture)
+        pips, count, pips_doubt = self.deck.pips.read(picture)
         cap = self.index_cap + self.cap_growth * max(0.0, self.weak_look - reading.score)
         fused = (reading.per_code
                  + self._clarity(rank) * np.maximum(self.rank_weight * (rank - rank.max()), -cap)
@@ -286,7 +294,7 @@ class Recognizer:
             self._tell_apart(reading, fused)
         if count and self.count_bonus:
             self._count_pips(count, fused)
-        return Look(quad, reading, fused, rank, suit, pips)
+        return Look(quad, reading, fused, rank, suit, pips, float(np.fmax(corner_doubt, pips_doubt)))
 
     def _clarity(self, scores: np.ndarray) -> float:
         """How much an index term may say, by how well its best glyph matched: nothing up to
@@ -340,6 +348,8 @@ class Recognizer:
             named &= int(np.argmax(reading.per_code)) % 13 == best % 13
         if self.lone_suit_lead:
             named &= look.suit_witnessed(best, self.lone_suit_lead)
-        if lead < self.min_margin or close_to_back or (self.index_must_name and not named):
+        doubtful = look.colour_doubt > self.max_colour_doubt
+        if lead < self.min_margin or close_to_back or doubtful or (
+                self.index_must_name and not named):
             return Sighting(None, "unsure", center, corners, confidence)
         return Sighting(CODES[best], "up", center, corners, confidence)

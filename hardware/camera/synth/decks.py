@@ -180,6 +180,27 @@ def load_faces(name: str, cache: Path | None = None) -> dict[str, np.ndarray]:
     return faces
 
 
+def four_colour(faces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The faces as a four-colour deck prints them: diamonds blue where they were red, clubs
+    green where they were black (all of their ink: pips, index and picture alike)."""
+    out = dict(faces)
+    for code, face in faces.items():
+        if code[-1:] not in ("D", "C"):
+            continue
+        art = face.astype(np.float32)
+        b, g, r = art[..., 0], art[..., 1], art[..., 2]
+        if code[-1] == "D":  # red -> blue, in proportion to how red
+            share = np.clip((r - np.maximum(g, b)) / 120.0, 0.0, 1.0)
+            coloured = np.stack([r, 0.4 * g + 0.3 * r, b], axis=-1)
+        else:  # dark grey -> green, in proportion to how dark
+            top, bottom = art[..., :3].max(axis=-1), art[..., :3].min(axis=-1)
+            share = np.clip((140.0 - top) / 100.0, 0.0, 1.0) * (top - bottom < 40)
+            coloured = np.stack([0.3 * top, 0.6 * top + 90.0, 0.3 * top], axis=-1)
+        art[..., :3] += (coloured - art[..., :3]) * share[..., None]
+        out[code] = np.clip(art, 0, 255).astype(np.uint8)
+    return out
+
+
 def _bar(label: str, done: int, total: int) -> None:
     width = 30
     filled = width * done // total

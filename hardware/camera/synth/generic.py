@@ -20,7 +20,9 @@ VERSION = 7
 # `look_must_agree` by leaving one design out (a second witness of the rank besides the
 # index's glyph shapes: 99.6% -> 100% right at 43% -> 39% found, 12 designs x 26 frames);
 # `lone_suit_lead` by leaving a family out (a second witness of the suit: 97.8% -> 99.0%
-# right at 33% -> 30% found).
+# right at 33% -> 30% found); `max_colour_doubt` by leaving one design or a family out (no
+# right read of those doubts more than 0.13; blue or green ink, infinite doubt, makes any
+# four-colour deck unsure: its colours say nothing of its suits to the built-in model).
 GENERIC: dict[str, Any] = {
     "min_margin": 0.1,
     "rank_weight": 0.5,
@@ -34,6 +36,7 @@ GENERIC: dict[str, Any] = {
     "look_must_agree": True,
     "lone_suit_lead": 0.3,
     "count_bonus": 0.0,  # other designs' pip counts: not tried
+    "max_colour_doubt": 0.15,
 }
 
 

@@ -44,7 +44,7 @@ def test_suit_of_number_cards_from_their_pips(design: str, floor: int) -> None:
 
 def test_no_pips_no_say() -> None:
     blank = np.full((WARP[1], WARP[0], 3), 235, np.uint8)
-    found, _ = body_pips(blank)
+    found, _, _ = body_pips(blank)
     assert found.shape == (0, 400)
     model = PipModel(np.ones((1, 400), np.float32) / 20.0, np.array([0]))
     assert np.array_equal(model.suit_scores(blank), np.zeros(4))

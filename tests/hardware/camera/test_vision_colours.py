@@ -1,0 +1,92 @@
+"""Ink colours and the suit: red or black decides half of it, unless the ink is neither."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import hardware.camera.ink as ink
+from hardware.camera.deck import CODES, WARP, DeckModel, on_grey, upright
+from hardware.camera.index import face_pictures
+from hardware.camera.recognize import Look, Reading, Recognizer
+from hardware.camera.synth.decks import four_colour
+from hardware.camera.synth.generic import GENERIC
+from tests.cardart import faces_or_skip
+
+BUILT_IN_FROM = ("svg-standard", "svg-oxygen")  # tuning designs, standing in for the built-in
+
+
+def test_the_colour_doubt_is_how_far_shape_says_the_other_colour() -> None:
+    scores = np.array([0.2, 0.7, 0.5, 0.3])  # shapes: a heart, ahead of the spade by 0.5
+    assert ink.mark_other_colour(scores, red=0.0) == pytest.approx(0.4)  # black ink
+    assert scores == pytest.approx([0.2, 0.2, 0.0, 0.3])  # the red suits marked down
+    scores = np.array([0.2, 0.7, 0.5, 0.3])
+    assert ink.mark_other_colour(scores, red=0.4) == pytest.approx(-0.4)  # red ink agrees
+    assert scores == pytest.approx([-0.3, 0.7, 0.5, -0.2])
+    scores = np.array([0.2, 0.7, 0.5, 0.3])
+    assert ink.mark_other_colour(scores, red=-1.5, cool=0.8) == np.inf  # blue: no colour
+    assert scores == pytest.approx([0.2, 0.7, 0.5, 0.3])  # ... and nothing marked
+
+
+def test_blue_and_green_ink_read_cool_black_and_red_do_not() -> None:
+    where = np.ones((4, 4), bool)
+
+    def cool(bgr: tuple[int, int, int]) -> float:
+        return ink.coolness(np.full((4, 4, 3), bgr, np.uint8), where)
+    assert cool((200, 60, 30)) > ink.COOL_INK and cool((40, 140, 20)) > ink.COOL_INK
+    assert abs(cool((30, 30, 30))) < 0.1 and cool((40, 40, 200)) < 0
+    assert ink.coolness(np.zeros((4, 4, 3), np.uint8), ~where) == 0.0
+
+
+def test_a_doubtful_colour_leaves_the_card_unsure() -> None:
+    per_code = np.zeros(52)
+    per_code[CODES.index("7S")] = 0.8
+    reading = Reading("7S", 0.8, 0.5, 0.1, False, per_code, np.arange(52), np.zeros((2, 2)))
+    look = Look(np.array([[0, 0], [60, 0], [60, 84], [0, 84]], float), reading, per_code,
+                np.zeros(52), np.zeros(52), np.zeros(4), colour_doubt=0.3)
+    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
+                     np.zeros((0, 84, 60), np.uint8))
+    assert Recognizer(deck).decide(look).card == "7S"  # an enrolled deck: no such rule
+    assert Recognizer(deck, max_colour_doubt=0.15).decide(look).face == "unsure"
+    assert Recognizer(deck, max_colour_doubt=0.5).decide(look).card == "7S"
+
+
+@pytest.fixture(scope="module")
+def built_in() -> DeckModel:
+    return DeckModel.merge("built-in", [DeckModel.from_faces(name, faces_or_skip(name))
+                                        for name in BUILT_IN_FROM])
+
+
+def _reads(deck: DeckModel, faces: dict, suits: str, **changes: float) -> Counter:
+    """How the built-in settings (with `changes`) read each face of `suits`, from a clean
+    picture with noise."""
+    recognizer = Recognizer(deck, **{**GENERIC, **changes})
+    rng = np.random.default_rng(11)
+    tally: Counter = Counter()
+    for code in CODES:
+        if code[1] not in suits:
+            continue
+        picture = face_pictures(on_grey(upright(faces[code])), WARP)[0]
+        picture = np.clip(picture + rng.normal(0, 4, picture.shape), 0, 255).astype(np.uint8)
+        h, w = picture.shape[:2]
+        quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], float)
+        sighting = recognizer.decide(recognizer.look(picture, quad))
+        tally["unsure" if sighting.face != "up" else
+              "right" if sighting.card == code else "wrong"] += 1
+    return tally
+
+
+def test_a_four_colour_deck_is_not_read_by_red_or_black(built_in: DeckModel,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A four-colour deck prints diamonds blue and clubs green. The built-in model takes red
+    or black for half the suit, and read blue diamonds as spades; it now leaves cards in an
+    ink of neither colour unsure. The same deck's spades and hearts are still read."""
+    four = four_colour(faces_or_skip("svg-standard"))
+    black_and_red = _reads(built_in, four, "SH")
+    assert black_and_red["right"] >= 15 and black_and_red["wrong"] == 0  # measured: 18 of 26
+    assert _reads(built_in, four, "DC") == {"unsure": 26}
+    monkeypatch.setattr(ink, "COOL_INK", np.inf)  # as before: blue ink taken for black...
+    assert _reads(built_in, four, "DC", max_colour_doubt=np.inf)["wrong"] >= 4  # ... read wrong
+    assert _reads(built_in, four, "DC")["wrong"] == 0  # the shapes alone doubt them too
