@@ -59,6 +59,9 @@ def score(frame: Frame, sightings: list, tally: Counter) -> None:
                     tally[f"{key}right"] += int(near[0].card == truth.card)
                 else:
                     tally[f"{key}up_{face}"] += 1
+                    if key:  # why the targets' cards went unread
+                        why = near[0].why.split(":")[0] if near else "missed"
+                        tally[f"why {why}"] += 1
         else:
             tally["down"] += 1
             tally["down_as_card"] += int(face == "up")
@@ -68,11 +71,15 @@ def line(name: str, t: Counter) -> str:
     def share(part: int, whole: int) -> str:
         return f"{100 * part / max(whole, 1):6.2f}% ({part}/{whole})"
 
-    return (f"{name:<18} found {share(t['clear_found'], t['clear_up'])} "
-            f"right {share(t['clear_right'], t['clear_found'])} | all cards: "
-            f"found {share(t['found'], t['up'])} right {share(t['right'], t['found'])}  "
-            f"down-as-card {t['down_as_card']}/{t['down']}  "
-            f"unsure {t['up_unsure']}  missed {t['up_missed']}  up-as-down {t['up_down']}")
+    out = (f"{name:<18} found {share(t['clear_found'], t['clear_up'])} "
+           f"right {share(t['clear_right'], t['clear_found'])} | all cards: "
+           f"found {share(t['found'], t['up'])} right {share(t['right'], t['found'])}  "
+           f"down-as-card {t['down_as_card']}/{t['down']}  "
+           f"unsure {t['up_unsure']}  missed {t['up_missed']}  up-as-down {t['up_down']}")
+    unread = [f"{k[4:]} {v}" for k, v in sorted(t.items()) if k.startswith("why ")]
+    if unread:
+        out += f"\n{'':<18} (corners clear, not read: {', '.join(unread)})"
+    return out
 
 
 def main() -> int:

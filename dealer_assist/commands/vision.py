@@ -64,7 +64,8 @@ def register(subparsers: Any) -> None:
     detect.add_argument("--json", action="store_true", help="print a JSON list")
     detect.add_argument("--deck", type=Path, metavar="FILE", help="an enrolled deck file")
     detect.add_argument("--all", action="store_true",
-                        help="also list face-down and unsure cards (with a 'face' field)")
+                        help="also list face-down and unsure cards (with a 'face' field, and "
+                        "a 'why': like the back, a close call between two codes, ...)")
     detect.set_defaults(func=_detect)
 
     calibrate = sub.add_parser("calibrate", help="draw zones and cards on a still",
@@ -158,6 +159,8 @@ def _row(sighting: Sighting, with_face: bool) -> dict[str, object]:
     row = sighting.as_json()
     if with_face:
         row["face"] = sighting.face
+        if sighting.why:
+            row["why"] = sighting.why
     return row
 
 
@@ -170,7 +173,8 @@ def _detect(args: argparse.Namespace) -> int:
         return 0
     for s in shown:
         x, y = s.center
-        print(f"{s.card or s.face:>6}  at ({x:.0f}, {y:.0f})  confidence {s.confidence:.2f}")
+        why = f"  ({s.why})" if s.why else ""
+        print(f"{s.card or s.face:>6}  at ({x:.0f}, {y:.0f})  confidence {s.confidence:.2f}{why}")
     hidden = len(sightings) - len(shown)
     print(f"{len(shown)} card(s) read" + (f", {hidden} face down or unsure" if hidden else ""))
     return 0

@@ -30,13 +30,16 @@ _WARP = WARP
 
 @dataclass(frozen=True)
 class Sighting:
-    """One card on the felt. `card` is set only when `face` is "up"."""
+    """One card on the felt. `card` is set only when `face` is "up"; for a card not read,
+    `why` says what stopped it ("like the back" or "like no face" when face down; when
+    unsure, one of `_UNSURE` and the two leading codes)."""
 
     card: str | None
     face: str  # "up", "down" or "unsure"
     center: tuple[float, float]
     quad: tuple[tuple[float, float], ...]  # corners, clockwise from the card's own top-left
     confidence: float
+    why: str = ""
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -45,6 +48,12 @@ class Sighting:
             "quad": [[round(x, 1), round(y, 1)] for x, y in self.quad],
             "confidence": round(self.confidence, 3),
         }
+
+
+# Why a card is left unsure, first reason first: the best code leads the next by less than
+# `min_margin`; the best face beats the back by less than `back_margin`; the suit's shapes say
+# the other colour (`max_colour_doubt`); the built-in model's witnesses do not all name it.
+_UNSURE = ("close call", "close to the back", "colour doubt", "index does not name it")
 
 
 def warp_card(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -337,7 +346,8 @@ class Recognizer:
         looks_unlike = reading.score < self.min_score and look.clear < self.index_face_up
         if reading.back > reading.score or looks_unlike:
             confidence = float(np.clip(1.0 - reading.score, 0.0, 1.0))
-            return Sighting(None, "down", center, corners, confidence)
+            why = "like the back" if reading.back > reading.score else "like no face"
+            return Sighting(None, "down", center, corners, confidence, why)
         best, second = _two_best(fused)
         lead = float(fused[best] - fused[second])
         knots, right = self.calibration
@@ -348,8 +358,10 @@ class Recognizer:
             named &= int(np.argmax(reading.per_code)) % 13 == best % 13
         if self.lone_suit_lead:
             named &= look.suit_witnessed(best, self.lone_suit_lead)
-        doubtful = look.colour_doubt > self.max_colour_doubt
-        if lead < self.min_margin or close_to_back or doubtful or (
-                self.index_must_name and not named):
-            return Sighting(None, "unsure", center, corners, confidence)
+        stops = (lead < self.min_margin, close_to_back, look.colour_doubt > self.max_colour_doubt,
+                 self.index_must_name and not named)  # in `_UNSURE` order
+        if any(stops):
+            why = next(reason for reason, stop in zip(_UNSURE, stops, strict=True) if stop)
+            return Sighting(None, "unsure", center, corners, confidence,
+                            f"{why}: {CODES[best]} or {CODES[second]}")
         return Sighting(CODES[best], "up", center, corners, confidence)

@@ -49,7 +49,8 @@ def test_a_doubtful_colour_leaves_the_card_unsure() -> None:
     deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
                      np.zeros((0, 84, 60), np.uint8))
     assert Recognizer(deck).decide(look).card == "7S"  # an enrolled deck: no such rule
-    assert Recognizer(deck, max_colour_doubt=0.15).decide(look).face == "unsure"
+    doubted = Recognizer(deck, max_colour_doubt=0.15).decide(look)
+    assert (doubted.face, doubted.why[:14]) == ("unsure", "colour doubt: ")
     assert Recognizer(deck, max_colour_doubt=0.5).decide(look).card == "7S"
 
 

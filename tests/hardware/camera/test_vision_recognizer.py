@@ -103,6 +103,13 @@ def test_enrol_round_trip_through_the_commands(faces: dict, held_out_frames: lis
         assert not {row["card"] for row in listed} & (face_down - face_up)
         assert len({row["card"] for row in listed} & face_up) >= len(listed) - 1
     assert listed_any >= 5, "the enrolled deck read almost nothing"
+    # --all lists face-down and unsure cards too, each saying why it was not read
+    assert main(["vision", "detect", str(tmp_path / "frame0.jpg"), "--json", "--all",
+                 "--deck", str(deck_file)]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {row["face"] for row in rows} >= {"up", "down"}
+    assert all(("why" in row) == (row["face"] != "up") for row in rows)
+    assert all(row["why"] == "like the back" for row in rows if row["face"] == "down")
 
 
 def test_enrolment_says_which_indices_it_could_not_read(tmp_path: Path, capsys) -> None:
@@ -277,7 +284,9 @@ def test_a_face_barely_beating_the_back_is_not_read() -> None:
                      np.zeros((0, 84, 60), np.uint8))
     recognizer = Recognizer(deck)
     assert recognizer.decide(look(0.30)).face == "unsure"
-    assert recognizer.decide(look(0.40)).face == "down"
+    assert recognizer.decide(look(0.30)).why.startswith("close to the back: JH or ")
+    assert (recognizer.decide(look(0.40)).face, recognizer.decide(look(0.40)).why) == (
+        "down", "like the back")
     assert (recognizer.decide(look(0.05)).face, recognizer.decide(look(0.05)).card) == ("up", "JH")
 
 
