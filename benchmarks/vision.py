@@ -65,6 +65,7 @@ def score(frame: Frame, sightings: list, tally: Counter) -> None:
         else:
             tally["down"] += 1
             tally["down_as_card"] += int(face == "up")
+            tally["down_as_down"] += int(face == "down")
 
 
 def line(name: str, t: Counter) -> str:
@@ -74,7 +75,7 @@ def line(name: str, t: Counter) -> str:
     out = (f"{name:<18} found {share(t['clear_found'], t['clear_up'])} "
            f"right {share(t['clear_right'], t['clear_found'])} | all cards: "
            f"found {share(t['found'], t['up'])} right {share(t['right'], t['found'])}  "
-           f"down-as-card {t['down_as_card']}/{t['down']}  "
+           f"down-as-card {t['down_as_card']}/{t['down']} (as down {t['down_as_down']})  "
            f"unsure {t['up_unsure']}  missed {t['up_missed']}  up-as-down {t['up_down']}")
     unread = [f"{k[4:]} {v}" for k, v in sorted(t.items()) if k.startswith("why ")]
     if unread:

@@ -269,6 +269,7 @@ class Recognizer:
     look_must_agree: bool = False  # ... and the whole-card look's best rank being its rank,
     lone_suit_lead: float = 0.0  # ... and (when > 0) its suit witnessed twice (`suit_witnessed`)
     max_colour_doubt: float = float("inf")  # a suit's shape this far into the other colour: unsure
+    rank_not_down: float = float("inf")  # a rank glyph matched this well: unsure, not face down
     calibration: tuple[tuple[float, ...], tuple[float, ...]] = (
         (0.0, 1.0, 2.0, 3.0, 5.0, 10.0), (0.3, 0.7, 0.95, 0.97, 0.99, 0.998))
 
@@ -347,6 +348,9 @@ class Recognizer:
         if reading.back > reading.score or looks_unlike:
             confidence = float(np.clip(1.0 - reading.score, 0.0, 1.0))
             why = "like the back" if reading.back > reading.score else "like no face"
+            if look.rank.max() >= self.rank_not_down:  # a corner shows a rank: not a back
+                return Sighting(None, "unsure", center, corners, confidence,
+                                f"{why}, but a corner shows a rank")
             return Sighting(None, "down", center, corners, confidence, why)
         best, second = _two_best(fused)
         lead = float(fused[best] - fused[second])

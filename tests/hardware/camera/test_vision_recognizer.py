@@ -23,6 +23,7 @@ from hardware.camera.deck import (
 from hardware.camera.index import RANKS, IndexModel
 from hardware.camera.pips import PipModel
 from hardware.camera.recognize import Look, Reading, Recognizer, _clearest
+from hardware.camera.synth.generic import GENERIC
 from hardware.camera.synth.scene import frames
 from tests.cardart import faces_or_skip
 
@@ -314,3 +315,22 @@ def test_the_built_in_rule_asks_for_a_second_witness_of_the_suit() -> None:
     court = replace(look, pips=np.zeros(4))  # hearts lead diamonds by 0.15 only
     assert not court.suit_witnessed(CODES.index("KH"), 0.3)
     assert court.suit_witnessed(CODES.index("KH"), 0.1)
+
+
+def test_a_card_showing_a_rank_is_not_called_face_down_by_the_built_in_model() -> None:
+    """A face of a design the built-in model never saw looks like no face it knows (or like
+    another design's back); a corner showing a rank glyph clearly says it is no back: the
+    card is unsure, not face down. An enrolled deck knows its own back: no such rule."""
+    per_code = np.full(52, 0.1)
+    reading = Reading("7H", 0.15, 0.0, 0.05, False, per_code, np.arange(52), np.zeros((2, 2)))
+    rank = np.zeros(52)
+    rank[CODES.index("7H")] = 0.9
+    look = Look(np.array([[0, 0], [60, 0], [60, 84], [0, 84]], float), reading,
+                per_code.copy(), rank, np.zeros(52), np.zeros(4))
+    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
+                     np.zeros((0, 84, 60), np.uint8))
+    assert Recognizer(deck).decide(look).face == "down"
+    built_in = Recognizer(deck, **GENERIC).decide(look)
+    assert (built_in.face, built_in.why) == ("unsure", "like no face, but a corner shows a rank")
+    faint = replace(look, rank=rank * 0.5)  # a back's pattern matches a glyph about this well
+    assert Recognizer(deck, **GENERIC).decide(faint).face == "down"
