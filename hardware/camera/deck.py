@@ -22,7 +22,7 @@ _CODE_INDEX = {c: i for i, c in enumerate(CODES)}
 CANON = (60, 84)  # width, height of the upright card picture that is compared
 GRID = (3, 4)  # cells across and down
 _INSET = 0.02  # share of the card trimmed at each edge before comparing
-FORMAT = 6  # bump when the cells change: deck files of another format are refused
+FORMAT = 7  # bump when the cells change: deck files of another format are refused
 WARP = (round(CANON[0] * 2.08), round(CANON[1] * 2.08))  # a card warped upright from a frame
 
 

@@ -14,12 +14,19 @@ Red or black ink (or card, for a dark card) decides half the suit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
-from hardware.camera.ink import coolness, darkest, mark_other_colour, percentiles, redness
+from hardware.camera.ink import (
+    coolness,
+    darkest,
+    mark_by_colour,
+    percentiles,
+    redness,
+    suit_colours,
+)
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -152,6 +159,8 @@ class IndexModel:
     rank_of: np.ndarray  # (n,) int
     suits: np.ndarray  # (m, SUIT_SIZE product) float32
     suit_of: np.ndarray  # (m,) int
+    # (4, 2) each suit's ink colour (`ink.suit_colours`); NaN: unknown (the built-in model)
+    suit_colours: np.ndarray = field(default_factory=lambda: np.full((len(SUITS), 2), np.nan))
 
     @classmethod
     def empty(cls) -> IndexModel:
@@ -163,6 +172,7 @@ class IndexModel:
     def from_pictures(cls, pictures: dict[str, list[np.ndarray]]) -> IndexModel:
         """Templates from upright card pictures (as warped from a frame) keyed by code."""
         ranks, aspects, rank_of, suits, suit_of = [], [], [], [], []
+        colours: list[tuple[int, float, float]] = []
         for code, pics in pictures.items():
             for pic in pics:
                 for g in corner_glyphs(pic):
@@ -172,18 +182,20 @@ class IndexModel:
                     if g.suit is not None:
                         suits.append(g.suit)
                         suit_of.append(SUITS.index(code[1]))
+                        colours.append((SUITS.index(code[1]), g.redness, g.coolness))
         if not ranks:
             return cls.empty()
         return cls(np.stack(ranks), np.array(aspects), np.array(rank_of),
-                   np.stack(suits) if suits else cls.empty().suits, np.array(suit_of, int))
+                   np.stack(suits) if suits else cls.empty().suits, np.array(suit_of, int),
+                   suit_colours(colours))
 
-    _FIELDS = ("ranks", "rank_aspects", "rank_of", "suits", "suit_of")
+    _FIELDS = ("ranks", "rank_aspects", "rank_of", "suits", "suit_of", "suit_colours")
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The templates as named arrays, to store beside a deck (half precision)."""
         return {"ranks": self.ranks.astype(np.float16), "rank_aspects": self.rank_aspects,
                 "rank_of": self.rank_of, "suits": self.suits.astype(np.float16),
-                "suit_of": self.suit_of}
+                "suit_of": self.suit_of, "suit_colours": self.suit_colours}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> IndexModel:
@@ -192,7 +204,7 @@ class IndexModel:
             raise KeyError(f"index templates lack {', '.join(missing)}")
         return cls(arrays["ranks"].astype(np.float32), arrays["rank_aspects"].astype(np.float64),
                    arrays["rank_of"].astype(int), arrays["suits"].astype(np.float32),
-                   arrays["suit_of"].astype(int))
+                   arrays["suit_of"].astype(int), arrays["suit_colours"].astype(np.float64))
 
     def unread(self) -> tuple[str, str]:
         """The ranks and suits of which no index glyph was learnt (RANKS and SUITS letters):
@@ -203,7 +215,8 @@ class IndexModel:
 
     @classmethod
     def merge(cls, models: list[IndexModel]) -> IndexModel:
-        return cls(*(np.concatenate([getattr(m, f) for m in models]) for f in cls._FIELDS))
+        """All the templates of several designs; their suit colours are no one's (NaN)."""
+        return cls(*(np.concatenate([getattr(m, f) for m in models]) for f in cls._FIELDS[:-1]))
 
     def corner_scores(self, picture: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per corner showing an index: agreement with each rank (k, 13) and suit (k, 4),
@@ -221,7 +234,7 @@ class IndexModel:
             if g.suit is not None and len(self.suits):
                 suits[k] = -1.0
                 np.maximum.at(suits[k], self.suit_of, self.suits @ g.suit)
-                doubts[k] = mark_other_colour(suits[k], g.redness, g.coolness)
+                doubts[k] = mark_by_colour(suits[k], g.redness, g.coolness, self.suit_colours)
         return ranks, suits, doubts
 
 

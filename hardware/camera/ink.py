@@ -8,6 +8,7 @@ import numpy as np
 
 RED_INK = 0.18  # `redness` above this is red ink (or, on a dark card, a red card)
 COOL_INK = 0.55  # `coolness` above this is blue or green ink: neither red nor black
+COLOUR_GAP = 0.3  # an ink this much nearer one suit's enrolled colour rules the others out
 _RED_SUITS = np.array([s in "HD" for s in "SHDC"])
 
 
@@ -51,6 +52,33 @@ def coolness(picture: np.ndarray, where: np.ndarray) -> float:
     b, g, r = (picture[:, :, c][where].astype(np.float32) for c in range(3))
     cool = np.maximum(g, b)
     return float(np.mean((cool - r) / (cool + 30.0))) if len(r) else 0.0
+
+
+def suit_colours(samples: list[tuple[int, float, float]]) -> np.ndarray:
+    """Each suit's ink colour (4, 2): the median (redness, coolness), each clipped to -1..1, of
+    (suit, redness, coolness) samples taken at enrolment; NaN rows for suits with none."""
+    out = np.full((len(_RED_SUITS), 2), np.nan)
+    if samples:
+        table = np.array(samples, float)
+        for suit in range(len(out)):
+            mine = table[table[:, 0] == suit, 1:]
+            if len(mine):
+                out[suit] = np.median(np.clip(mine, -1.0, 1.0), axis=0)
+    return out
+
+
+def mark_by_colour(scores: np.ndarray, red: float, cool: float, colours: np.ndarray) -> float:
+    """Take 0.5 off the suit scores (4, SHDC order, in place) of the suits whose own ink colour
+    (`suit_colours`, a deck's enrolled colours) is further from this ink's than the nearest
+    suit's by more than `COLOUR_GAP`: a deck printing four colours reads them as its own.
+    Without every suit's colour, red or black decides (`mark_other_colour`). Returns the
+    colour doubt (`mark_other_colour`; NaN when the deck's own colours decided)."""
+    if np.isnan(colours).any():
+        return mark_other_colour(scores, red, cool)
+    here = np.clip([red, cool], -1.0, 1.0)
+    far = np.hypot(*(colours - here).T)
+    scores[far > far.min() + COLOUR_GAP] -= 0.5
+    return float("nan")
 
 
 def mark_other_colour(scores: np.ndarray, red: float, cool: float = 0.0) -> float:

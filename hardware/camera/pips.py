@@ -18,7 +18,14 @@ import cv2
 import numpy as np
 
 from hardware.camera.index import CODES, SUITS
-from hardware.camera.ink import coolness, darkest, mark_other_colour, percentiles, redness
+from hardware.camera.ink import (
+    coolness,
+    darkest,
+    mark_by_colour,
+    percentiles,
+    redness,
+    suit_colours,
+)
 
 _MAX_COUNT = 15  # pip counts above this are counted as this
 PIP_SIZE = 20  # side of a normalised pip picture
@@ -84,6 +91,8 @@ class PipModel:
     pips: np.ndarray  # (n, PIP_SIZE**2) float32
     suit_of: np.ndarray  # (n,) int
     counts: np.ndarray = field(default_factory=lambda: np.zeros(len(CODES), np.int64))
+    # (4, 2) each suit's ink colour (`ink.suit_colours`); NaN: unknown (the built-in model)
+    colours: np.ndarray = field(default_factory=lambda: np.full((len(SUITS), 2), np.nan))
 
     @classmethod
     def empty(cls) -> PipModel:
@@ -96,32 +105,35 @@ class PipModel:
         pips: list[np.ndarray] = []
         suit_of: list[int] = []
         counts = np.zeros(len(CODES), np.int64)
+        colours: list[tuple[int, float, float]] = []
         for code, pics in pictures.items():
             for pic in pics:
-                found, _, _ = body_pips(pic)
+                found, red, cool = body_pips(pic)
                 counts[CODES.index(code)] |= 1 << min(len(found), _MAX_COUNT)
-                if code[0] in "JQK":
+                if code[0] in "JQK" or not len(found):
                     continue
                 pips.extend(found)
                 suit_of.extend([SUITS.index(code[1])] * len(found))
+                colours.append((SUITS.index(code[1]), red, cool))
         if not pips:
             return replace(cls.empty(), counts=counts)
-        return cls(np.stack(pips), np.array(suit_of, int), counts)
+        return cls(np.stack(pips), np.array(suit_of, int), counts, suit_colours(colours))
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {"pips": self.pips.astype(np.float16), "suit_of": self.suit_of,
-                "counts": self.counts}
+                "counts": self.counts, "colours": self.colours}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> PipModel:
-        missing = [k for k in ("pips", "suit_of", "counts") if k not in arrays]
+        missing = [k for k in ("pips", "suit_of", "counts", "colours") if k not in arrays]
         if missing:
             raise KeyError(f"pip templates lack {', '.join(missing)}")
         return cls(arrays["pips"].astype(np.float32), arrays["suit_of"].astype(int),
-                   arrays["counts"].astype(np.int64))
+                   arrays["counts"].astype(np.int64), arrays["colours"].astype(np.float64))
 
     @classmethod
     def merge(cls, models: list[PipModel]) -> PipModel:
+        """All the templates of several designs; their suit colours are no one's (NaN)."""
         return cls(np.concatenate([m.pips for m in models]),
                    np.concatenate([m.suit_of for m in models]),
                    np.bitwise_or.reduce([m.counts for m in models]))
@@ -148,4 +160,4 @@ class PipModel:
             if mine.any():
                 per_suit[:, s] = sims[:, mine].max(axis=1)
         scores = per_suit.mean(axis=0)
-        return scores, len(found), mark_other_colour(scores, red, cool)
+        return scores, len(found), mark_by_colour(scores, red, cool, self.colours)
