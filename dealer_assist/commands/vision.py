@@ -14,6 +14,7 @@ import numpy as np
 from dealer_assist.commands import CommandFailed
 from hardware.camera.deck import DeckError, DeckModel, enrol_folder
 from hardware.camera.feed import CameraFeed, run_feed
+from hardware.camera.ink import colour_name
 from hardware.camera.recognize import Recognizer, Sighting
 from hardware.camera.source import FrameSource, SourceError
 from hardware.camera.zones import ZoneError, Zones, load_zones
@@ -152,6 +153,9 @@ def _enroll(args: argparse.Namespace) -> int:
               "their whole face alone (check that the pictures show the corner indices)")
     else:
         print("corner index read for every rank and suit")
+    colours = np.where(np.isnan(deck.pips.colours), deck.index.suit_colours, deck.pips.colours)
+    print("ink colours: " + ", ".join(f"{word} {colour_name(c)}" for word, c in zip(
+        ("spades", "hearts", "diamonds", "clubs"), colours, strict=True)))
     return 0
 
 

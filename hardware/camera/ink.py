@@ -67,6 +67,14 @@ def suit_colours(samples: list[tuple[int, float, float]]) -> np.ndarray:
     return out
 
 
+def colour_name(colour: np.ndarray) -> str:
+    """A suit colour (`suit_colours` row) in words."""
+    red, cool = colour
+    if np.isnan(red):
+        return "not seen"
+    return "red" if red > RED_INK else "blue or green" if cool > COOL_INK else "black"
+
+
 def mark_by_colour(scores: np.ndarray, red: float, cool: float, colours: np.ndarray) -> float:
     """Take 0.5 off the suit scores (4, SHDC order, in place) of the suits whose own ink colour
     (`suit_colours`, a deck's enrolled colours) is further from this ink's than the nearest

@@ -115,7 +115,9 @@ def test_an_enrolled_four_colour_deck_reads_its_own_colours() -> None:
     tuning designs read 5 blue diamonds wrong before: docs/vision.md.)"""
     four = four_colour(faces_or_skip("svg-standard"))
     deck = DeckModel.from_faces("four-colour", four)
-    assert deck.index.suit_colours[2, 1] > ink.COOL_INK  # the diamonds' index: blue
-    assert deck.pips.colours[2, 1] > ink.COOL_INK
+    assert [ink.colour_name(c) for c in deck.pips.colours] == [
+        "black", "red", "blue or green", "blue or green"]
+    assert ink.colour_name(deck.index.suit_colours[2]) == "blue or green"
+    assert ink.colour_name(np.full(2, np.nan)) == "not seen"
     reads = _reads(Recognizer(deck), four, "SHDC")
     assert reads["wrong"] == 0 and reads["right"] >= 50

@@ -134,7 +134,9 @@ def test_enrolment_says_which_indices_it_could_not_read(tmp_path: Path, capsys) 
     for code in CODES:
         cv2.imwrite(str(folder / f"{code}.png"), standard[code])
     assert main(["vision", "enroll", str(folder), "--out", str(tmp_path / "all.npz")]) == 0
-    assert "corner index read for every rank and suit" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "corner index read for every rank and suit" in said
+    assert "ink colours: spades black, hearts red, diamonds red, clubs black" in said
 
 
 def test_enrolment_refuses_an_incomplete_folder(faces: dict, tmp_path: Path, capsys) -> None:
