@@ -20,11 +20,10 @@ import cv2
 import numpy as np
 
 from hardware.camera.ink import (
-    coolness,
     darkest,
+    ink_colour,
     mark_by_colour,
     percentiles,
-    redness,
     suit_colours,
 )
 
@@ -133,8 +132,7 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     coloured = suit_pixels & (ink > 0.6)  # red ink makes a red suit...
     if light_ink:  # ... and on a dark card the card's own colour does
         coloured = ~cv2.dilate(mask, _SQUARE3).astype(bool) & (ink < 0.2)
-    return Glyphs(_normalised(rank_patch, RANK_SIZE), w / h, suit, redness(region, coloured),
-                  coolness(region, coloured))
+    return Glyphs(_normalised(rank_patch, RANK_SIZE), w / h, suit, *ink_colour(region, coloured))
 
 
 def corner_glyphs(picture: np.ndarray) -> list[Glyphs]:

@@ -1,13 +1,14 @@
 """Pixel measures the card readers share (pure): order statistics of a uint8 picture read off
-its histogram, the darkest channel (where ink shows), and how red some ink is (red suits)."""
+its histogram, the darkest channel (where ink shows), the colour of some ink (red, black, or
+the blue and green of four-colour decks), and marking suits down by the ink's colour."""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
-RED_INK = 0.18  # `redness` above this is red ink (or, on a dark card, a red card)
-COOL_INK = 0.55  # `coolness` above this is blue or green ink: neither red nor black
+RED_INK = 0.18  # redness (`ink_colour`) above this: red ink (on a dark card, a red card)
+COOL_INK = 0.55  # coolness (`ink_colour`) above this: blue or green ink, neither red nor black
 COLOUR_GAP = 0.3  # an ink this much nearer one suit's enrolled colour rules the others out
 _RED_SUITS = np.array([s in "HD" for s in "SHDC"])
 
@@ -39,19 +40,15 @@ def darkest(picture: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.min(cv2.min(b, g), r))
 
 
-def redness(picture: np.ndarray, where: np.ndarray) -> float:
-    """How red a BGR picture is where `where` holds: about 0 for black or grey ink, 0.3 and
-    more for red; 0 where nothing is chosen."""
+def ink_colour(picture: np.ndarray, where: np.ndarray) -> tuple[float, float]:
+    """How red, and how blue or green, a BGR picture is where `where` holds: redness about 0
+    for black or grey ink and 0.3 and more for red; coolness about 0 for black or red ink and
+    0.3 and more for the blue or green of a four-colour deck. (0, 0) where nothing is chosen."""
     b, g, r = (picture[:, :, c][where].astype(np.float32) for c in range(3))
-    return float(np.mean((r - np.maximum(g, b)) / (r + 30.0))) if len(r) else 0.0
-
-
-def coolness(picture: np.ndarray, where: np.ndarray) -> float:
-    """How blue or green a BGR picture is where `where` holds: about 0 for black, grey or red
-    ink, 0.3 and more for the blue or green of a four-colour deck; 0 where nothing is chosen."""
-    b, g, r = (picture[:, :, c][where].astype(np.float32) for c in range(3))
+    if not len(r):
+        return 0.0, 0.0
     cool = np.maximum(g, b)
-    return float(np.mean((cool - r) / (cool + 30.0))) if len(r) else 0.0
+    return float(np.mean((r - cool) / (r + 30.0))), float(np.mean((cool - r) / (cool + 30.0)))
 
 
 def suit_colours(samples: list[tuple[int, float, float]]) -> np.ndarray:

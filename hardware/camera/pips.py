@@ -19,11 +19,10 @@ import numpy as np
 
 from hardware.camera.index import CODES, SUITS
 from hardware.camera.ink import (
-    coolness,
     darkest,
+    ink_colour,
     mark_by_colour,
     percentiles,
-    redness,
     suit_colours,
 )
 
@@ -40,7 +39,7 @@ def _unit(values: np.ndarray) -> np.ndarray:
 
 def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float, float]:
     """The pips in an upright BGR card picture, as normalised pictures (k, PIP_SIZE**2),
-    and how red and how blue or green their ink is (`ink.redness`, `ink.coolness`)."""
+    and how red and how blue or green their ink is (`ink.ink_colour`)."""
     h, w = picture.shape[:2]
     dark = darkest(picture)
     paper, ink_level, middle, low, high = percentiles(dark, (80, 3, 50, 20, 97))
@@ -79,7 +78,7 @@ def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float, float]:
     if light_ink:
         coloured = ~cv2.dilate(coloured.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
         coloured &= ink < 0.2
-    return np.stack(pips), redness(picture, coloured), coolness(picture, coloured)
+    return np.stack(pips), *ink_colour(picture, coloured)
 
 
 @dataclass

@@ -34,10 +34,10 @@ def test_blue_and_green_ink_read_cool_black_and_red_do_not() -> None:
     where = np.ones((4, 4), bool)
 
     def cool(bgr: tuple[int, int, int]) -> float:
-        return ink.coolness(np.full((4, 4, 3), bgr, np.uint8), where)
+        return ink.ink_colour(np.full((4, 4, 3), bgr, np.uint8), where)[1]
     assert cool((200, 60, 30)) > ink.COOL_INK and cool((40, 140, 20)) > ink.COOL_INK
     assert abs(cool((30, 30, 30))) < 0.1 and cool((40, 40, 200)) < 0
-    assert ink.coolness(np.zeros((4, 4, 3), np.uint8), ~where) == 0.0
+    assert ink.ink_colour(np.zeros((4, 4, 3), np.uint8), ~where) == (0.0, 0.0)
 
 
 def test_a_doubtful_colour_leaves_the_card_unsure() -> None:
