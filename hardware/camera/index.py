@@ -39,7 +39,7 @@ _SQUARE3 = np.ones((3, 3), np.uint8)
 
 @dataclass(frozen=True)
 class Glyphs:
-    """One corner's index: normalised rank and suit pictures, and how red the ink is."""
+    """One corner's index: normalised rank and suit pictures, and the ink's colour."""
 
     rank: np.ndarray  # (RANK_SIZE product,) float32, zero mean, unit norm
     rank_aspect: float  # width / height of the rank blob(s)
@@ -219,7 +219,8 @@ class IndexModel:
     def corner_scores(self, picture: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per corner showing an index: agreement with each rank (k, 13) and suit (k, 4),
         about -1..1 (a suit row is NaN where no pip was found under the rank), and the suit
-        pip's colour doubt (k,; `ink.mark_other_colour`; NaN where no pip was found)."""
+        pip's colour doubt (k,; `ink.mark_by_colour`; NaN where no pip was found, or where the
+        deck's own suit colours decided)."""
         glyphs = corner_glyphs(picture)
         ranks = np.full((len(glyphs), len(RANKS)), -1.0)
         suits = np.full((len(glyphs), len(SUITS)), np.nan)
