@@ -3,7 +3,9 @@
 For every design, frames are rendered (fixed seed) and read twice: with the design enrolled
 and with the built-in model (which never saw the held-out designs). Prints, per design and
 overall for held-out and tuning designs: face-up cards found, found cards read right,
-face-down cards reported as a card, and milliseconds per 1920x1080 frame (one CPU core).
+face-down cards reported as a card (and as face down), why the cards the targets count went
+unread (the sightings' `why`: a close call between two codes, like no face, not found...), and
+milliseconds per 1920x1080 frame (one CPU core).
 
 The first figures count the cards the issue's targets speak of: hands and chips lie
 "away from the index corners", so a card with a hand or chip over any of its four corner
