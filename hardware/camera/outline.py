@@ -4,7 +4,10 @@ A card whose face or back has about the felt's colour (a green back on green fel
 poor blob in the not-felt mask, but its white or silver border still shows as a thin ring in
 the mask of grey lines (white or grey things, thick or thin, at any brightness). What that
 ring encloses is a clean rectangle a little smaller than a card; grown outwards across the
-ring it is the card. Printed betting boxes are rings too, so an enclosed rectangle counts
+ring it is the card. When the face's own light art touches the border (a court card in the
+felt's green with white in its picture), the ring encloses no clean rectangle; the ring and
+the art joined to it are then one light shape whose outline is the card's, with holes where
+the face shows felt-like colour. Printed betting boxes are rings too, so a rectangle counts
 only when it has the size of the cards and its inside is not felt (an empty box holds felt).
 """
 
@@ -16,6 +19,8 @@ import numpy as np
 _MAX_BORDER = 9  # half-size pixels: a ring wider than this is no card border
 _NOT_FELT = 0.15  # share of a card's inside that is not felt, at the least (empty boxes: 0)
 _SAMPLES = np.linspace(0.15, 0.85, 24)  # where along each side the ring is probed
+_HOLES = 0.2  # share of its rectangle a light shape's holes cover, at the least (a ring, not
+# ... a solid white card, which the paper mask finds)
 
 
 def _ring_width(light: np.ndarray, rect: tuple) -> int:
@@ -50,29 +55,61 @@ def bordered_cards(light: np.ndarray, not_felt: np.ndarray,
     bordered cards: `light` is the half-size mask of grey lines, `not_felt` the foreground
     mask; cards have long sides between `lo` and `hi`."""
     contours, hierarchy = cv2.findContours(light, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-    found: list[tuple[np.ndarray, float]] = []
-    for contour, (*_, parent) in zip(contours, hierarchy[0] if hierarchy is not None else [],
-                                     strict=True):
-        if parent < 0 or len(contour) < 4:
-            continue  # an outer boundary; only what a ring encloses is looked at
-        rect = cv2.minAreaRect(contour)
-        long, short = max(rect[1]), min(rect[1])
-        if not (0.8 * lo <= long <= hi and 0.62 <= short / long <= 0.8):
+    links = hierarchy[0] if hierarchy is not None else np.zeros((0, 4), int)
+    holes = np.zeros(len(contours))  # area of the holes of each outer boundary
+    for k, (*_, parent) in enumerate(links):
+        if parent >= 0:
+            holes[parent] += cv2.contourArea(contours[k])
+    rings: list[tuple[np.ndarray, float]] = []
+    shapes: list[tuple[np.ndarray, float]] = []  # after the rings: their outline is rougher
+    for k, (contour, (*_, parent)) in enumerate(zip(contours, links, strict=True)):
+        if len(contour) < 4 or (parent < 0 and holes[k] < _HOLES * 0.64 * lo * lo):
+            continue  # (an outer boundary with too few holes for the smallest card: most)
+        shape = _enclosed(light, contour, lo, hi) if parent >= 0 else _outer(contour, holes[k],
+                                                                             lo, hi)
+        if shape is None:
             continue
-        if cv2.contourArea(contour) < 0.9 * long * short:
-            continue
-        d = _ring_width(light, rect)
-        if d == _MAX_BORDER:
-            continue
-        (cx, cy), (w, h), angle = rect
-        card = ((cx, cy), (w + 2 * d, h + 2 * d), angle)
-        long, short = max(card[1]), min(card[1])
-        if not (lo <= long <= hi and 0.64 <= short / long <= 0.8):
-            continue
-        box = cv2.boxPoints(rect).astype(np.float64)
-        patch, inner = _inside(not_felt, box)
+        card, within = shape
+        patch, inner = _inside(not_felt, within)
         share = np.count_nonzero(patch & inner) / max(int(np.count_nonzero(inner)), 1)
         if share < _NOT_FELT:  # felt inside: an empty printed box
             continue
-        found.append((cv2.boxPoints(card).astype(np.float64), float(share)))
-    return found
+        (rings if parent >= 0 else shapes).append((card, float(share)))
+    return rings + shapes
+
+
+def _enclosed(light: np.ndarray, hole: np.ndarray, lo: float,
+              hi: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The card around a hole of the light mask (a clean rectangle a little smaller than a
+    card, grown across the ring around it), and the hole's rectangle, inside the ring; None
+    when it is no such thing."""
+    rect = cv2.minAreaRect(hole)
+    long, short = max(rect[1]), min(rect[1])
+    if not (0.8 * lo <= long <= hi and 0.62 <= short / long <= 0.8):
+        return None
+    if cv2.contourArea(hole) < 0.9 * long * short:
+        return None
+    d = _ring_width(light, rect)
+    if d == _MAX_BORDER:
+        return None
+    (cx, cy), (w, h), angle = rect
+    card = ((cx, cy), (w + 2 * d, h + 2 * d), angle)
+    long, short = max(card[1]), min(card[1])
+    if not (lo <= long <= hi and 0.64 <= short / long <= 0.8):
+        return None
+    return cv2.boxPoints(card).astype(np.float64), cv2.boxPoints(rect).astype(np.float64)
+
+
+def _outer(outline: np.ndarray, holes: float, lo: float,
+           hi: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The card a light shape is (a card-sized rectangle, with holes: see `_HOLES`), and the
+    rectangle a tenth smaller, inside its border; None when it is no such thing."""
+    rect = cv2.minAreaRect(outline)
+    long, short = max(rect[1]), min(rect[1])
+    if not (lo <= long <= hi and 0.64 <= short / long <= 0.8):
+        return None
+    if cv2.contourArea(outline) < 0.9 * long * short or holes < _HOLES * long * short:
+        return None
+    (cx, cy), (w, h), angle = rect
+    return (cv2.boxPoints(rect).astype(np.float64),
+            cv2.boxPoints(((cx, cy), (0.9 * w, 0.9 * h), angle)).astype(np.float64))
