@@ -427,10 +427,11 @@ def _outlined(light: np.ndarray, not_felt: np.ndarray,
               known: list[tuple[np.ndarray, float]], lo: float,
               hi: float) -> list[tuple[np.ndarray, float]]:
     """Light-bordered cards the masks missed (see outline.py), at the size of the cards
-    found so far, overlapping none of them."""
+    found so far, overlapping none of them. (Up to the largest of those: when the masks found
+    few cards, one of them may be a scrap that pulls the median down.)"""
     if known:
-        typical = float(np.median([_long_side(quad) for quad, _ in known]))
-        lo, hi = max(lo, _SIZES[0] * typical), min(hi, _SIZES[1] * typical)
+        longs = [_long_side(quad) for quad, _ in known]
+        lo, hi = max(lo, _SIZES[0] * float(np.median(longs))), min(hi, _SIZES[1] * max(longs))
     extra: list[tuple[np.ndarray, float]] = []
     for quad, share in bordered_cards(light, not_felt, lo, hi):
         if not any(_overlap(quad, other) for other, _ in known + extra):

@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 import hardware.camera.outline as outline
-from hardware.camera.detect import find_cards, masks
+from hardware.camera.detect import _outlined, find_cards, masks
 from hardware.camera.synth.layout import CARD_ASPECT, random_deal
 from hardware.camera.synth.scene import frames, make_table, render
 
@@ -133,3 +133,22 @@ def test_a_border_joined_to_light_art_still_outlines_the_card(monkeypatch) -> No
     assert share > 0.9
     monkeypatch.setattr(outline, "_HOLES", np.inf)  # without that path: none
     assert outline.bordered_cards(light, not_felt, 80, 130) == []
+
+
+def test_a_scrap_among_few_cards_does_not_shut_out_a_bordered_card() -> None:
+    """The border pass looks for cards at the size of those the masks found. With two found,
+    one a scrap of a card (59 half-size pixels long against 83), the median is no card's
+    size: up to the largest found one is still a card's size. (svg-oxygen, tuning frames:
+    2 red cards on red felt found that way, both read right.)"""
+    light = np.zeros((400, 600), np.uint8)
+    not_felt = np.zeros_like(light)
+    cv2.rectangle(light, (400, 100), (462, 188), 255, 3)  # a card's border, 88 long
+    cv2.rectangle(not_felt, (400, 100), (462, 188), 255, -1)
+
+    def box(x: float, long: float) -> np.ndarray:
+        return np.array([[x, 50], [x + 0.7 * long, 50], [x + 0.7 * long, 50 + long],
+                         [x, 50 + long]], float)
+    known = [(box(20, 59.0), 0.9), (box(150, 83.0), 0.9)]
+    found = _outlined(light, not_felt, known, 52.5, 150.0)
+    assert len(found) == 1 and 86 <= np.ptp(found[0][0][:, 1]) <= 94  # the ring drawn 3 wide
+    assert not _outlined(light, not_felt, [(box(20, 59.0), 0.9)] * 2, 52.5, 150.0)  # all small
