@@ -270,6 +270,9 @@ class Recognizer:
     lone_suit_lead: float = 0.0  # ... and (when > 0) its suit witnessed twice (`suit_witnessed`)
     max_colour_doubt: float = float("inf")  # a suit's shape this far into the other colour: unsure
     rank_not_down: float = float("inf")  # a rank glyph matched this well: unsure, not face down
+    # a card like no face is still face up when it beats the enrolled back by the first and its
+    # best code leads by the second (a quad thrown off: a back never got near that far)
+    far_from_back: tuple[float, float] = (0.35, 0.05)
     calibration: tuple[tuple[float, ...], tuple[float, ...]] = (
         (0.0, 1.0, 2.0, 3.0, 5.0, 10.0), (0.3, 0.7, 0.95, 0.97, 0.99, 0.998))
 
@@ -344,7 +347,11 @@ class Recognizer:
             quad = np.roll(quad, 2, axis=0)
         center = (float(quad[:, 0].mean()), float(quad[:, 1].mean()))
         corners = tuple((float(x), float(y)) for x, y in quad)
-        looks_unlike = reading.score < self.min_score and look.clear < self.index_face_up
+        best, second = _two_best(fused)
+        lead = float(fused[best] - fused[second])
+        gap, clear_lead = self.far_from_back
+        looks_unlike = (reading.score < self.min_score and look.clear < self.index_face_up
+                        and not (reading.score - reading.back >= gap and lead >= clear_lead))
         if reading.back > reading.score or looks_unlike:
             confidence = float(np.clip(1.0 - reading.score, 0.0, 1.0))
             why = "like the back" if reading.back > reading.score else "like no face"
@@ -352,8 +359,6 @@ class Recognizer:
                 return Sighting(None, "unsure", center, corners, confidence,
                                 f"{why}, but a corner shows a rank")
             return Sighting(None, "down", center, corners, confidence, why)
-        best, second = _two_best(fused)
-        lead = float(fused[best] - fused[second])
         knots, right = self.calibration
         confidence = float(np.interp(lead / self.min_margin, knots, right))
         close_to_back = reading.score - reading.back < self.back_margin

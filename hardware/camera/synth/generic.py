@@ -41,6 +41,7 @@ GENERIC: dict[str, Any] = {
     "count_bonus": 0.0,  # other designs' pip counts: not tried
     "max_colour_doubt": 0.15,
     "rank_not_down": 0.85,
+    "far_from_back": (float("inf"), float("inf")),  # other designs' backs: no such evidence
 }
 
 

@@ -336,3 +336,24 @@ def test_a_card_showing_a_rank_is_not_called_face_down_by_the_built_in_model() -
     assert (built_in.face, built_in.why) == ("unsure", "like no face, but a corner shows a rank")
     faint = replace(look, rank=rank * 0.5)  # a back's pattern matches a glyph about this well
     assert Recognizer(deck, **GENERIC).decide(faint).face == "down"
+
+
+def test_a_card_far_from_the_enrolled_back_is_not_called_face_down() -> None:
+    """A quad thrown off (a corner cut, the card's border taken in) leaves a face-up card
+    like no face; when it is still far less like the enrolled back, and its best code leads
+    clearly, it is read. No face-down card of the tuning frames came within 0.12 of that."""
+    def look(back: float, lead: float) -> Look:
+        per_code = np.full(52, 0.0)
+        per_code[CODES.index("AD")] = 0.2
+        per_code[CODES.index("5D")] = 0.2 - lead
+        reading = Reading("AD", 0.2, lead, back, False, per_code, np.arange(52),
+                          np.zeros((2, 2)))
+        return Look(np.array([[0, 0], [60, 0], [60, 84], [0, 84]], float), reading,
+                    per_code.copy(), np.zeros(52), np.zeros(52), np.zeros(4))
+    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
+                     np.zeros((0, 84, 60), np.uint8))
+    recognizer = Recognizer(deck)
+    assert recognizer.decide(look(-0.2, 0.08)).card == "AD"
+    assert recognizer.decide(look(0.0, 0.08)).why == "like no face"  # not far enough
+    assert recognizer.decide(look(-0.2, 0.03)).why == "like no face"  # no clear lead
+    assert Recognizer(deck, **GENERIC).decide(look(-0.2, 0.08)).face == "down"  # other backs
