@@ -10,10 +10,11 @@ import pytest
 import hardware.camera.ink as ink
 from hardware.camera.deck import CODES, WARP, DeckModel, on_grey, upright
 from hardware.camera.index import face_pictures
-from hardware.camera.recognize import Look, Reading, Recognizer
+from hardware.camera.recognize import Reading, Recognizer
 from hardware.camera.synth.decks import four_colour
 from hardware.camera.synth.generic import GENERIC
 from tests.cardart import faces_or_skip
+from tests.hardware.camera.looks import faceless_deck, look_at
 
 BUILT_IN_FROM = ("svg-standard", "svg-oxygen")  # tuning designs, standing in for the built-in
 
@@ -44,10 +45,8 @@ def test_a_doubtful_colour_leaves_the_card_unsure() -> None:
     per_code = np.zeros(52)
     per_code[CODES.index("7S")] = 0.8
     reading = Reading("7S", 0.8, 0.5, 0.1, False, per_code, np.arange(52), np.zeros((2, 2)))
-    look = Look(np.array([[0, 0], [60, 0], [60, 84], [0, 84]], float), reading, per_code,
-                np.zeros(52), np.zeros(52), np.zeros(4), colour_doubt=0.3)
-    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
-                     np.zeros((0, 84, 60), np.uint8))
+    look = look_at(reading, colour_doubt=0.3)
+    deck = faceless_deck()
     assert Recognizer(deck).decide(look).card == "7S"  # an enrolled deck: no such rule
     doubted = Recognizer(deck, max_colour_doubt=0.15).decide(look)
     assert (doubted.face, doubted.why[:14]) == ("unsure", "colour doubt: ")

@@ -26,6 +26,7 @@ from hardware.camera.recognize import Look, Reading, Recognizer, _clearest
 from hardware.camera.synth.generic import GENERIC
 from hardware.camera.synth.scene import frames
 from tests.cardart import faces_or_skip
+from tests.hardware.camera.looks import faceless_deck, look_at
 
 # On the cards the targets speak of (hands and chips away from the index corners): right
 # as the target asks (>= 99.5%: on this set, every card); found is a measured floor, the
@@ -227,10 +228,8 @@ def test_the_built_in_rule_asks_the_whole_card_look_for_the_rank() -> None:
     fused = per_code.copy()
     fused[CODES.index("7H")] = 0.9
     reading = Reading("8H", 0.5, 0.1, 0.0, False, per_code, np.arange(52), np.zeros((2, 2)))
-    look = Look(np.array([[0, 0], [60, 0], [60, 84], [0, 84]], float), reading, fused, rank,
-                suit, np.zeros(4))
-    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
-                     np.zeros((0, 84, 60), np.uint8))
+    look = look_at(reading, fused, rank, suit)
+    deck = faceless_deck()
     sure = Recognizer(deck, index_must_name=True).decide(look)
     assert (sure.face, sure.card) == ("up", "7H")
     assert Recognizer(deck, index_must_name=True, look_must_agree=True).decide(look).face == "unsure"
@@ -258,9 +257,7 @@ def test_the_body_pip_count_settles_a_card_too_close_to_call() -> None:
     counts = np.zeros(52, np.int64)
     counts[CODES.index("2D")] = 1 << 2
     counts[CODES.index("7D")] = 1 << 3
-    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
-                     np.zeros((0, 84, 60), np.uint8),
-                     pips=PipModel(np.zeros((0, 400), np.float32), np.zeros(0, int), counts))
+    deck = faceless_deck(pips=PipModel(np.zeros((0, 400), np.float32), np.zeros(0, int), counts))
     recognizer = Recognizer(deck)
     fused = np.zeros(52)
     fused[CODES.index("7D")], fused[CODES.index("2D")] = 0.30, 0.29
@@ -281,11 +278,8 @@ def test_a_face_barely_beating_the_back_is_not_read() -> None:
     def look(back: float) -> Look:
         reading = Reading("JH", 0.32, 0.22, back, False, per_code, np.arange(52),
                           np.zeros((2, 2)))
-        return Look(np.array([[0, 0], [60, 0], [60, 84], [0, 84]], float), reading,
-                    per_code.copy(), np.zeros(52), np.zeros(52), np.zeros(4))
-    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
-                     np.zeros((0, 84, 60), np.uint8))
-    recognizer = Recognizer(deck)
+        return look_at(reading)
+    recognizer = Recognizer(faceless_deck())
     assert recognizer.decide(look(0.30)).face == "unsure"
     assert recognizer.decide(look(0.30)).why.startswith("close to the back: JH or ")
     assert (recognizer.decide(look(0.40)).face, recognizer.decide(look(0.40)).why) == (
@@ -296,8 +290,7 @@ def test_a_face_barely_beating_the_back_is_not_read() -> None:
 def test_a_weak_glyph_match_has_little_say() -> None:
     """Any glyph matches another at about 0.3: an index term counts for nothing at that
     agreement, in full from 0.8, in proportion between."""
-    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
-                     np.zeros((0, 84, 60), np.uint8))
+    deck = faceless_deck()
     recognizer = Recognizer(deck)
     assert recognizer._clarity(np.array([0.1, 0.29])) == 0.0
     assert recognizer._clarity(np.array([0.2, 0.55])) == pytest.approx(0.5)
@@ -327,10 +320,8 @@ def test_a_card_showing_a_rank_is_not_called_face_down_by_the_built_in_model() -
     reading = Reading("7H", 0.15, 0.0, 0.05, False, per_code, np.arange(52), np.zeros((2, 2)))
     rank = np.zeros(52)
     rank[CODES.index("7H")] = 0.9
-    look = Look(np.array([[0, 0], [60, 0], [60, 84], [0, 84]], float), reading,
-                per_code.copy(), rank, np.zeros(52), np.zeros(4))
-    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
-                     np.zeros((0, 84, 60), np.uint8))
+    look = look_at(reading, rank=rank)
+    deck = faceless_deck()
     assert Recognizer(deck).decide(look).face == "down"
     built_in = Recognizer(deck, **GENERIC).decide(look)
     assert (built_in.face, built_in.why) == ("unsure", "like no face, but a corner shows a rank")
@@ -348,10 +339,8 @@ def test_a_card_far_from_the_enrolled_back_is_not_called_face_down() -> None:
         per_code[CODES.index("5D")] = 0.2 - lead
         reading = Reading("AD", 0.2, lead, back, False, per_code, np.arange(52),
                           np.zeros((2, 2)))
-        return Look(np.array([[0, 0], [60, 0], [60, 84], [0, 84]], float), reading,
-                    per_code.copy(), np.zeros(52), np.zeros(52), np.zeros(4))
-    deck = DeckModel("none", [], np.zeros((0, 16, 8)), np.zeros((0, 16, 8)),
-                     np.zeros((0, 84, 60), np.uint8))
+        return look_at(reading)
+    deck = faceless_deck()
     recognizer = Recognizer(deck)
     assert recognizer.decide(look(-0.2, 0.08)).card == "AD"
     assert recognizer.decide(look(0.0, 0.08)).why == "like no face"  # not far enough
