@@ -12,6 +12,10 @@ The first figures count the cards the issue's targets speak of: hands and chips 
 regions (`synth.scene.CORNER_BOX`) is left out of them; "all cards" counts every card.
 
     .venv/bin/python benchmarks/vision.py [--frames 20] [--designs tango,ornamental]
+    .venv/bin/python benchmarks/vision.py --large-index 1.6 --designs anglo,svg-standard
+
+`--large-index SCALE` renders every design as a large-index deck would print it
+(`synth.decks.large_index`): a check of the index reader on bigger indices, not the targets.
 
 Needs Debian's gnome-cards-data, kdegames-card-data-kf5 and librsvg2-bin.
 """
@@ -35,6 +39,7 @@ from hardware.camera.synth.decks import (  # noqa: E402
     DESIGNS,
     HELD_OUT,
     TUNING,
+    large_index,
     load_faces,
     missing_card_art,
 )
@@ -91,6 +96,8 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=20, help="frames per design")
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--designs", help="comma-separated subset (default: all)")
+    parser.add_argument("--large-index", type=float, metavar="SCALE",
+                        help="read every design with its corner index SCALE times larger")
     args = parser.parse_args()
     why = missing_card_art()
     if why:
@@ -103,6 +110,8 @@ def main() -> int:
     times: list[float] = []
     for i, name in enumerate(names):
         faces = load_faces(name)
+        if args.large_index:
+            faces = large_index(faces, args.large_index)
         enrolled = Recognizer(DeckModel.from_faces(name, faces))
         batch = frames(faces, args.frames, args.seed + list(DESIGNS).index(name))
         for mode, recognizer in (("enrolled", enrolled), ("not enrolled", generic)):
@@ -120,7 +129,8 @@ def main() -> int:
             chosen = [n for n in names if n in members]
             if not chosen:
                 continue
-            print(f"\n== {mode}, {group} designs ({args.frames} frames each); first: cards "
+            variant = f", index {args.large_index}x larger" if args.large_index else ""
+            print(f"\n== {mode}, {group} designs{variant} ({args.frames} frames each); first: cards "
                   "with their index corners clear (the targets), then all cards ==")
             total: Counter = Counter()
             for name in chosen:

@@ -6,7 +6,8 @@ looked for in the two top corners, and again with the picture turned half round 
 may cover one corner; some designs print the index top-right). In each corner the ink
 (darker than the card's white; on a dark card, lighter than the card) is cut into blobs; the
 topmost glyph-sized blob (two of them side by side for a 10) is the rank and the blob under
-it the suit pip. Each is cropped,
+it the suit pip; on a large ("jumbo") index that pip may reach further down the card than the
+corner searched for the rank. Each is cropped,
 scaled to a fixed size (so size and position do not matter) and compared with templates:
 the enrolled deck's own index glyphs, or those of all tuning designs for unknown decks.
 Red or black ink (or card, for a dark card) decides half the suit.
@@ -33,6 +34,7 @@ CODES = tuple(r + s for s in SUITS for r in RANKS)  # suit-major: AS, 2S ... KC
 RANK_SIZE = (12, 18)  # width, height of a normalised rank glyph
 SUIT_SIZE = (14, 14)
 _REGION = (0.27, 0.36)  # share of the card's width and height searched in each corner
+_PIP_REACH = 0.46  # share of the card's height a large index's suit pip may reach down to
 INK = 0.55
 _SQUARE3 = np.ones((3, 3), np.uint8)
 
@@ -60,13 +62,13 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     `left`, else at its top-right), or None when none is seen there."""
     dark = darkest(region)
     rh, rw = dark.shape
-    inner = dark[rh // 12 :, rw // 10 :] if left else dark[rh // 12 :, : rw - rw // 10]
-    paper, ink_level, middle = percentiles(inner, (85, 2, 50))
+    top = min(rh, round(_REGION[1] * card_h))  # the index proper; below it only its suit pip
+    cols = slice(rw // 10, None) if left else slice(None, rw - rw // 10)
+    paper, ink_level, middle = percentiles(dark[top // 12 : top, cols], (85, 2, 50))
     light_ink = middle < 100  # a dark card prints its index light
     if light_ink:  # the same reading on the negative (light ink on a dark or coloured card)
         dark = 255 - dark
-        inner = dark[rh // 12 :, rw // 10 :] if left else dark[rh // 12 :, : rw - rw // 10]
-        paper, ink_level = percentiles(inner, (85, 2))
+        paper, ink_level = percentiles(dark[top // 12 : top, cols], (85, 2))
     low = dark.astype(np.float32)
     if paper - ink_level < 45 or paper < 110:
         return None
@@ -96,14 +98,15 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
         if (w <= 2 and outer_x <= strip + 1) or (h <= 2 and y <= strip + 1):
             continue  # a sliver along the card's edge (felt or shadow), not ink
         blobs.append((x, y, w, h, i))
-    lo_h, hi_h = 0.045 * card_h, 0.17 * card_h
-    ranks = sorted((b for b in blobs if lo_h <= b[3] <= hi_h and b[2] <= 0.2 * card_w),
+    upper = [b for b in blobs if b[1] + b[3] < top]
+    lo_h, hi_h = 0.045 * card_h, 0.22 * card_h
+    ranks = sorted((b for b in upper if lo_h <= b[3] <= hi_h and b[2] <= 0.2 * card_w),
                    key=lambda b: b[1])
     if not ranks:
         return None
     x, y, w, h, i = ranks[0]
     parts = [i]
-    for bx, by, bw, bh, j in blobs:  # the other digit of a 10, or a glyph cut in two
+    for bx, by, bw, bh, j in upper:  # the other digit of a 10, or a glyph cut in two
         if j == i or bh < 0.5 * h:
             continue
         overlap = min(y + h, by + bh) - max(y, by)
@@ -122,7 +125,7 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     suit = None
     suit_pixels = keep
     below = [b for b in blobs if b[4] not in parts and b[1] >= bottom - 2
-             and 0.03 * card_h <= b[3] <= 0.14 * card_h and abs(b[0] + b[2] / 2 - centre) < 0.8 * h
+             and 0.03 * card_h <= b[3] <= 0.18 * card_h and abs(b[0] + b[2] / 2 - centre) < 0.8 * h
              and b[1] - bottom < 0.6 * h]
     if below:
         sx, sy, sw, sh, k = min(below, key=lambda b: b[1])
@@ -138,7 +141,7 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
 def corner_glyphs(picture: np.ndarray) -> list[Glyphs]:
     """The indices found in the top corners of an upright card picture and of its half turn."""
     h, w = picture.shape[:2]
-    rw, rh = round(_REGION[0] * w), round(_REGION[1] * h)
+    rw, rh = round(_REGION[0] * w), round(_PIP_REACH * h)
     out = []
     for pic in (picture, picture[::-1, ::-1]):
         for left, region in ((True, pic[:rh, :rw]), (False, pic[:rh, w - rw :])):

@@ -201,6 +201,34 @@ def four_colour(faces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
+def large_index(faces: dict[str, np.ndarray], scale: float = 1.4) -> dict[str, np.ndarray]:
+    """The faces as a large-index ("jumbo index") deck prints them: each corner index (rank and
+    suit pip) `scale` times larger, reaching further down the card, and the middle of the card
+    (pips, court picture) shrunk to make room. The back is left as it is."""
+    out = dict(faces)
+    for code, face in faces.items():
+        if code == "back":
+            continue
+        h, w = face.shape[:2]
+        mx, my = round(0.035 * w), round(0.025 * h)  # the card's margin, kept as printed
+        art = face.copy()
+        paper = np.percentile(face[my : h - my, mx : w - mx].reshape(-1, face.shape[2]), 90, axis=0)
+        art[my : h - my, mx : w - mx] = paper.astype(np.uint8)
+        middle = face[my : h - my, round(0.175 * w) : w - round(0.175 * w)]
+        small = cv2.resize(middle, None, fx=_MIDDLE, fy=_MIDDLE, interpolation=cv2.INTER_AREA)
+        top, left = (h - small.shape[0]) // 2, (w - small.shape[1]) // 2
+        art[top : top + small.shape[0], left : left + small.shape[1]] = small
+        for source, target in ((face, art), (face[::-1, ::-1], art[::-1, ::-1])):
+            index = source[my : my + round(0.29 * h), mx : mx + round(0.14 * w)]
+            big = cv2.resize(index, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+            target[my : my + big.shape[0], mx : mx + big.shape[1]] = big
+        out[code] = art
+    return out
+
+
+_MIDDLE = 0.65  # how much a large-index deck shrinks the middle of its cards
+
+
 def _bar(label: str, done: int, total: int) -> None:
     width = 30
     filled = width * done // total

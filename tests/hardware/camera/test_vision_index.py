@@ -17,6 +17,7 @@ from hardware.camera.index import (
 )
 from hardware.camera.ink import percentiles
 from hardware.camera.recognize import _clearest
+from hardware.camera.synth.decks import large_index
 from tests.cardart import faces_or_skip
 
 TUNING_DESIGN = "svg-standard"  # the index reader's own check may use a tuning design
@@ -32,8 +33,11 @@ def _noisy(picture: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(picture.astype(np.float64) + noise, 0, 255).astype(np.uint8)
 
 
-def test_index_of_each_face_is_read(tuning_faces: dict) -> None:
-    faces = tuning_faces
+@pytest.mark.parametrize("scale", [1.0, 1.4], ids=["as printed", "large index"])
+def test_index_of_each_face_is_read(tuning_faces: dict, scale: float) -> None:
+    """Also on a large-index deck, whose rank is taller than most designs' and whose suit pip
+    reaches further down the card than the corner searched for the rank."""
+    faces = large_index(tuning_faces, scale) if scale != 1.0 else tuning_faces
     model = DeckModel.from_faces(TUNING_DESIGN, faces).index
     rng = np.random.default_rng(3)
     rank_right = suit_right = 0
