@@ -226,10 +226,44 @@ def _hypotheses(us: np.ndarray, vs: np.ndarray, aspect: float) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros((0, 4))
 
 
+def _peak_turn(direction: np.ndarray, peak: int) -> float:
+    """The outline's local directions (modulo a right angle) averaged close around the
+    histogram's `peak` (degrees): leans to the peak's bin, a few degrees off for a side that
+    runs in one-pixel steps."""
+    near = np.abs(np.degrees(direction) - peak)
+    near = np.minimum(near, 90 - near)
+    if not (near < 6).any():
+        return float(np.radians(peak))
+    weights = np.exp(-(near[near < 6] / 6.0) ** 2)
+    return float(np.radians(np.average(np.degrees(direction)[near < 6], weights=weights)))
+
+
+_TURN_SPREAD = np.radians(12.0)
+
+
+def _mean_turn(direction: np.ndarray, peak: float) -> float:
+    """The mean of the outline's local directions (modulo a right angle) within
+    `_TURN_SPREAD` of `peak`, as an angle on a circle of a quarter turn: a side a few degrees
+    off the pixel grid runs in steps of two directions (flat, and one pixel up), and their
+    mean is its turn."""
+    near = np.abs(np.mod(direction - peak + np.pi / 4, np.pi / 2) - np.pi / 4) < _TURN_SPREAD
+    if not near.any():
+        return peak
+    four = 4.0 * direction[near]
+    return float(np.mod(np.arctan2(np.sin(four).sum(), np.cos(four).sum()) / 4.0, np.pi / 2))
+
+
 def _rectangles(
-    contour: np.ndarray, lo: float, hi: float, aspect: float
+    contour: np.ndarray, lo: float, hi: float, aspect: float, fine_turn: bool = False
 ) -> list[tuple[float, np.ndarray]]:
-    """Card-proportioned rectangles supported by straight runs of a blob's outline."""
+    """Card-proportioned rectangles supported by straight runs of a blob's outline.
+
+    With `fine_turn` (the paper mask) each candidate turn is the mean of the directions near
+    a histogram peak (`_mean_turn`), not their mean close around it (`_peak_turn`). A card
+    whose large index cut two opposite corners out of the paper mask is left to this search,
+    and the peak's turn set its quad a few degrees askew. The not-felt mask (backs) keeps the
+    old turn: on the tuning frames the finer one moved two backs' quads so that they looked
+    more like a face than like the enrolled back."""
     pts = contour.reshape(-1, 2).astype(np.float64)
     n = len(pts)
     if n < 40:
@@ -247,12 +281,8 @@ def _rectangles(
         if any(min(abs(peak - t), 90 - abs(peak - t)) < 4 for t in tried):
             continue
         tried.append(int(peak))
-        near = np.abs(np.degrees(direction) - peak)
-        near = np.minimum(near, 90 - near)
-        weights = np.exp(-(near / 6.0) ** 2)
-        theta = np.radians(float(np.average(np.degrees(direction)[near < 6],
-                                            weights=weights[near < 6]) if (near < 6).any()
-                                 else peak))
+        theta = (_mean_turn(direction, np.radians(peak + 0.5)) if fine_turn
+                 else _peak_turn(direction, peak))
         c, s = np.cos(theta), np.sin(theta)
         u = pts[:, 0] * c + pts[:, 1] * s
         v = -pts[:, 0] * s + pts[:, 1] * c
@@ -372,7 +402,7 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
     if solid and not simple and not sized:
         complex_blobs = []  # paper scraps of unknown size: leave them to the not-felt mask
     for contour in complex_blobs:
-        rectangles = sorted(_rectangles(contour, lo, hi, aspect), key=lambda t: -t[0])
+        rectangles = sorted(_rectangles(contour, lo, hi, aspect, solid), key=lambda t: -t[0])
         bitten = None
         if not rectangles or rectangles[0][0] < _CLEAR_OUTLINE:
             bitten = _bitten(contour, lo, hi, aspect)

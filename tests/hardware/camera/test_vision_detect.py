@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 import hardware.camera.outline as outline
-from hardware.camera.detect import _outlined, find_cards, masks
+from hardware.camera.detect import _outlined, _rectangles, find_cards, masks
 from hardware.camera.synth.layout import CARD_ASPECT, random_deal
 from hardware.camera.synth.scene import frames, make_table, render
 
@@ -152,3 +152,33 @@ def test_a_scrap_among_few_cards_does_not_shut_out_a_bordered_card() -> None:
     found = _outlined(light, not_felt, known, 52.5, 150.0)
     assert len(found) == 1 and 86 <= np.ptp(found[0][0][:, 1]) <= 94  # the ring drawn 3 wide
     assert not _outlined(light, not_felt, [(box(20, 59.0), 0.9)] * 2, 52.5, 150.0)  # all small
+
+
+def _corners_cut(angle: float, w: float = 62.0, h: float = 88.0) -> tuple[np.ndarray, np.ndarray]:
+    """The paper-mask outline of a card turned `angle` degrees whose large index took two
+    opposite corners out of the mask (half-size pixels), and the card's true corners."""
+    mask = np.zeros((300, 300), np.uint8)
+    t = np.radians(angle)
+    turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    centre = np.array([150.0, 150.0])
+    card = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    cv2.fillConvexPoly(mask, np.round(card @ turn.T + centre).astype(np.int32), 255)
+    for sx, sy in ((-1, -1), (1, 1)):
+        xs = sorted((sx * 0.55 * w, sx * 0.35 * w))
+        ys = sorted((sy * 0.55 * h, sy * 0.3 * h))
+        cut = np.array([[xs[0], ys[0]], [xs[1], ys[0]], [xs[1], ys[1]], [xs[0], ys[1]]])
+        cv2.fillConvexPoly(mask, np.round(cut @ turn.T + centre).astype(np.int32), 0)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return max(contours, key=cv2.contourArea), card @ turn.T + centre
+
+
+def test_a_card_with_two_corners_cut_from_the_paper_is_squared_on_its_sides() -> None:
+    """A side a few degrees off the pixel grid runs in one-pixel steps; the rectangle's turn
+    is their mean, so the quad lies on the card's sides although two corners are missing."""
+    for angle in (2, 3, 4, 5, 6, 7):
+        contour, truth = _corners_cut(angle)
+        found = sorted(_rectangles(contour, 50, 120, 0.7, fine_turn=True), key=lambda r: -r[0])
+        assert found, f"no rectangle at {angle} degrees"
+        quad = found[0][1]
+        error = min(np.abs(np.roll(quad, k, axis=0) - truth).max() for k in range(4))
+        assert error < 2.0, f"{angle} degrees: a corner {error:.1f} half-size pixels off"
