@@ -201,6 +201,9 @@ def four_colour(faces: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
+_MIDDLE = 0.65  # how much a large-index deck shrinks the middle of its cards
+
+
 def large_index(faces: dict[str, np.ndarray], scale: float = 1.4) -> dict[str, np.ndarray]:
     """The faces as a large-index ("jumbo index") deck prints them: each corner index (rank and
     suit pip) `scale` times larger, reaching further down the card, and the middle of the card
@@ -221,12 +224,10 @@ def large_index(faces: dict[str, np.ndarray], scale: float = 1.4) -> dict[str, n
         for source, target in ((face, art), (face[::-1, ::-1], art[::-1, ::-1])):
             index = source[my : my + round(0.29 * h), mx : mx + round(0.14 * w)]
             big = cv2.resize(index, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+            big = big[: h // 2 - my, : w // 2 - mx]  # never past the middle of the card
             target[my : my + big.shape[0], mx : mx + big.shape[1]] = big
         out[code] = art
     return out
-
-
-_MIDDLE = 0.65  # how much a large-index deck shrinks the middle of its cards
 
 
 def _bar(label: str, done: int, total: int) -> None:
