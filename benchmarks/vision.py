@@ -53,10 +53,7 @@ TARGETS += "not enrolled right >= 95%; median <= 40 ms/frame"
 def score(frame: Frame, sightings: list, tally: Counter) -> None:
     """Match sightings to the truth by centre and count what the targets count."""
     for truth in frame.cards:
-        height = float(np.linalg.norm(truth.quad[3] - truth.quad[0]))
-        near = [s for s in sightings
-                if np.hypot(s.center[0] - truth.center[0], s.center[1] - truth.center[1])
-                < 0.25 * height]
+        near = truth.near(sightings)
         face = near[0].face if near else "missed"
         if truth.face_up:
             for key in ("", "clear_") if truth.corners_clear else ("",):

@@ -61,9 +61,7 @@ def one_deal(recognizer: Recognizer, faces: dict, rng: np.random.Generator, fram
         for truth in frame.cards:  # the baseline: this frame alone
             if not truth.face_up:
                 continue
-            near = [s for s in sightings
-                    if np.hypot(s.center[0] - truth.center[0], s.center[1] - truth.center[1])
-                    < 0.25 * float(np.linalg.norm(truth.quad[3] - truth.quad[0]))]
+            near = truth.near(sightings)
             tally["frame_up"] += 1
             tally["frame_right"] += bool(near) and near[0].card == truth.card
     for placement in deal:

@@ -7,7 +7,9 @@ way a camera does (glare, blur, sensor noise, JPEG).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Protocol, TypeVar
 
 import cv2
 import numpy as np
@@ -25,6 +27,14 @@ _SKINS = ((120, 160, 225), (90, 130, 190), (60, 90, 140), (150, 185, 235))
 _CHIPS = ((40, 40, 200), (200, 60, 30), (30, 30, 30), (40, 150, 40), (230, 230, 230), (30, 140, 220))
 
 
+class _Centred(Protocol):
+    @property
+    def center(self) -> tuple[float, float]: ...
+
+
+_Found = TypeVar("_Found", bound=_Centred)
+
+
 @dataclass(frozen=True)
 class CardTruth:
     """Ground truth for one card in a frame."""
@@ -39,6 +49,12 @@ class CardTruth:
     @property
     def center(self) -> tuple[float, float]:
         return float(self.quad[:, 0].mean()), float(self.quad[:, 1].mean())
+
+    def near(self, found: Sequence[_Found]) -> list[_Found]:
+        """Those of `found` (sightings) centred within a quarter of the card's height of it."""
+        reach = 0.25 * float(np.linalg.norm(self.quad[3] - self.quad[0]))
+        x, y = self.center
+        return [f for f in found if np.hypot(f.center[0] - x, f.center[1] - y) < reach]
 
 
 @dataclass(frozen=True)
