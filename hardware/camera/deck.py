@@ -21,7 +21,7 @@ from hardware.camera.pips import PipModel
 _CODE_INDEX = {c: i for i, c in enumerate(CODES)}
 CANON = (60, 84)  # width, height of the upright card picture that is compared
 GRID = (3, 4)  # cells across and down
-_INSET = 0.02  # share of the card trimmed at each edge before comparing
+INSET = 0.02  # share of the card trimmed at each edge before comparing
 FORMAT = 7  # bump when the cells change: deck files of another format are refused
 WARP = (round(CANON[0] * 2.08), round(CANON[1] * 2.08))  # a card warped upright from a frame
 
@@ -64,7 +64,7 @@ def fine_planes(picture: np.ndarray) -> np.ndarray:
     """An upright BGR card picture as two float planes (grey, redness) at twice CANON,
     with a thin margin trimmed off each edge: shape (2, 2*height, 2*width)."""
     w, h = CANON
-    dx, dy = round(_INSET * picture.shape[1]), round(_INSET * picture.shape[0])
+    dx, dy = round(INSET * picture.shape[1]), round(INSET * picture.shape[0])
     inner = picture[dy : picture.shape[0] - dy, dx : picture.shape[1] - dx]
     resized = cv2.resize(inner, (2 * w, 2 * h), interpolation=cv2.INTER_AREA)
     fine = np.asarray(cv2.GaussianBlur(resized.astype(np.float32), (0, 0), 1.0))

@@ -29,6 +29,9 @@ from hardware.camera.ink import (
 _MAX_COUNT = 15  # pip counts above this are counted as this
 PIP_SIZE = 20  # side of a normalised pip picture
 _CORNER = (0.22, 0.3)  # share of width and height kept clear of the corner indices
+_MIDDLE = 0.06  # a pip centred this near the card's middle (share of its height) may be
+# printed either way up: the middle pips of a 6, 7 or 9 are, and a quad a little off puts
+# them on either side of the line
 
 
 def _unit(values: np.ndarray) -> np.ndarray:
@@ -37,9 +40,11 @@ def _unit(values: np.ndarray) -> np.ndarray:
     return flat / (np.linalg.norm(flat) + 1e-6)
 
 
-def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float, float]:
+def body_pips(picture: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
     """The pips in an upright BGR card picture, as normalised pictures (k, PIP_SIZE**2),
-    and how red and how blue or green their ink is (`ink.ink_colour`)."""
+    turned upright where they lie in the lower half; whether each one's way up is known (not
+    near the middle, `_MIDDLE`); and how red and how blue or green their ink is
+    (`ink.ink_colour`)."""
     h, w = picture.shape[:2]
     dark = darkest(picture)
     paper, ink_level, middle, low, high = percentiles(dark, (80, 3, 50, 20, 97))
@@ -47,13 +52,13 @@ def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float, float]:
     if light_ink:  # read the negative: light pips on a dark or deeply coloured card
         dark = 255 - dark
         paper, ink_level = 255 - low, 255 - high
-    empty = np.zeros((0, PIP_SIZE * PIP_SIZE), np.float32)
+    empty = np.zeros((0, PIP_SIZE * PIP_SIZE), np.float32), np.zeros(0, bool)
     if paper - ink_level < 40 or paper < 100:  # no light paper with dark ink on it
-        return empty, 0.0, 0.0
+        return *empty, 0.0, 0.0
     ink = np.clip((paper - dark.astype(np.float32)) / (paper - ink_level), 0.0, 1.0)
     count, labels, stats, centres = cv2.connectedComponentsWithStats(
         (ink > 0.5).astype(np.uint8), connectivity=8)
-    pips, coloured = [], np.zeros((h, w), bool)
+    pips, settled, coloured = [], [], np.zeros((h, w), bool)
     cw, ch = _CORNER[0] * w, _CORNER[1] * h
     for i in range(1, count):
         x, y, bw, bh, area = (int(v) for v in stats[i])
@@ -71,14 +76,15 @@ def body_pips(picture: np.ndarray) -> tuple[np.ndarray, float, float]:
         top, left = (side - bh) // 2, (side - bw) // 2
         square[top : top + bh, left : left + bw] = patch
         pips.append(_unit(cv2.resize(square, (PIP_SIZE, PIP_SIZE), interpolation=cv2.INTER_AREA)))
+        settled.append(abs(centres[i][1] - h / 2) >= _MIDDLE * h)
         coloured[y : y + bh, x : x + bw] |= blob
     if not pips:
-        return empty, 0.0, 0.0
+        return *empty, 0.0, 0.0
     coloured &= ink > 0.6  # red ink makes a red suit, and on a dark card the card's colour
     if light_ink:
         coloured = ~cv2.dilate(coloured.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
         coloured &= ink < 0.2
-    return np.stack(pips), *ink_colour(picture, coloured)
+    return np.stack(pips), np.array(settled), *ink_colour(picture, coloured)
 
 
 @dataclass
@@ -107,12 +113,12 @@ class PipModel:
         colours: list[tuple[int, float, float]] = []
         for code, pics in pictures.items():
             for pic in pics:
-                found, red, cool = body_pips(pic)
+                found, settled, red, cool = body_pips(pic)
                 counts[CODES.index(code)] |= 1 << min(len(found), _MAX_COUNT)
                 if code[0] in "JQK" or not len(found):
                     continue
-                pips.extend(found)
-                suit_of.extend([SUITS.index(code[1])] * len(found))
+                pips.extend(found[settled])  # templates only of pips whose way up is known
+                suit_of.extend([SUITS.index(code[1])] * int(settled.sum()))
                 colours.append((SUITS.index(code[1]), red, cool))
         if not pips:
             return replace(cls.empty(), counts=counts)
@@ -149,10 +155,12 @@ class PipModel:
     def read(self, picture: np.ndarray) -> tuple[np.ndarray, int, float]:
         """`suit_scores`, how many body pips were found, and their colour doubt
         (`ink.mark_other_colour`; NaN when none were read)."""
-        found, red, cool = body_pips(picture)
+        found, settled, red, cool = body_pips(picture)
         if not len(found) or not len(self.pips):
             return np.zeros(len(SUITS)), len(found), float("nan")
         sims = found @ self.pips.T  # (k, n)
+        turned = found[~settled].reshape(-1, PIP_SIZE, PIP_SIZE)[:, ::-1, ::-1]
+        sims[~settled] = np.maximum(sims[~settled], turned.reshape(-1, PIP_SIZE * PIP_SIZE) @ self.pips.T)
         per_suit = np.full((len(found), len(SUITS)), -1.0)
         for s in range(len(SUITS)):
             mine = self.suit_of == s

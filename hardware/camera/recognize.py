@@ -24,6 +24,7 @@ from hardware.camera.deck import (
 )
 from hardware.camera.detect import find_cards
 from hardware.camera.pairwise import discriminate
+from hardware.camera.snap import snap
 
 _WARP = WARP
 
@@ -259,6 +260,8 @@ class Recognizer:
     cap_growth: float = 0.25  # ... cap grows by this much per unit it falls short
     index_clarity: tuple[float, float] = (0.3, 0.8)  # glyph match: no say .. its full say
     index_face_up: float = 0.7  # a clear index makes a card face up even unlike every face
+    snap_below: float = 0.45  # a whole-card agreement under this: move the quad onto the face,
+    snap_fit: float = 0.6  # ... and read it there when it fits that well
     pair_weight: float = 0.3  # the full-detail look at the two leading codes (`pairwise`)
     pip_weight: float = 1.0  # the body pips' say on the suit (`pips`), costing at most
     pip_cap: float = 0.05  # ... this much
@@ -290,8 +293,25 @@ class Recognizer:
                 other = read_card(self.deck, other_picture)
                 if other.score > reading.score:  # the edges were misread: the mask's quad fits
                     quad, reading, picture = candidate.coarse, other, other_picture
+            if reading.back < reading.score < self.snap_below:  # not a back: a quad off?
+                quad, reading, picture = self._snapped(frame, quad, reading, picture)
             out.append(self.look(picture, quad, reading))
         return out
+
+    def _snapped(self, frame: np.ndarray, quad: np.ndarray, reading: Reading,
+                 picture: np.ndarray) -> tuple[np.ndarray, Reading, np.ndarray]:
+        """The quad moved onto the face it was read as (`snap`), with its reading, when that
+        fits it `snap_fit` (a back, pulled onto a face, fits it half-way at best); else the
+        same."""
+        face = self.deck.greys[reading.face_of[CODES.index(reading.code)]]
+        moved = snap(frame, np.roll(quad, 2, axis=0) if reading.flipped else quad, face)
+        if moved is None:
+            return quad, reading, picture
+        moved_picture = warp_card(frame, moved)
+        again = read_card(self.deck, moved_picture)
+        if again.score >= self.snap_fit:
+            return moved, again, moved_picture
+        return quad, reading, picture
 
     def look(self, picture: np.ndarray, quad: np.ndarray, reading: Reading | None = None) -> Look:
         """The look at one upright card picture (warped from `quad`; `reading` when made)."""

@@ -1,0 +1,76 @@
+"""Move a card's quad onto the card by the face it was read as (a quad thrown off).
+
+The finder's quad comes from masks and edges: glare on one end, chips along a side, a
+printed line or a neighbouring card can cut it short or shift it. Once the card has been
+read, its best face says what the whole card looks like; the frame around the quad, warped
+upright with a margin, is searched for that face (`cv2.findTransformECC`, a homography,
+and the face's outline, carried back to the frame, is the new quad.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from hardware.camera.deck import CANON, INSET
+
+MARGIN = 0.25  # share of the card's width and height searched beyond each side
+_SIGMA = 1.0  # blur of the face, as the camera blurs a card
+
+
+def _frame_grey(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int]
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The grey plane of the frame around `quad` warped so that the quad fills the middle
+    of a `size` canvas with MARGIN around it; and the homography frame -> canvas."""
+    w, h = size[0] / (1 + 2 * MARGIN), size[1] / (1 + 2 * MARGIN)
+    x0, y0 = MARGIN * w, MARGIN * h
+    dst = np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], np.float32)
+    matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    # only the part of the frame the canvas shows is converted and warped
+    outline = np.array([[[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]]], np.float32)
+    seen = cv2.perspectiveTransform(outline, np.linalg.inv(matrix).astype(np.float32))[0]
+    x0, y0 = np.maximum(np.floor(seen.min(axis=0)).astype(int) - 2, 0)
+    x1, y1 = np.ceil(seen.max(axis=0)).astype(int) + 3
+    region = frame[y0:y1, x0:x1]
+    from_region = matrix @ np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
+    scale = min(1.0, 1.5 * h / max(1.0, float(np.linalg.norm(quad[3] - quad[0]))))
+    if scale < 0.7:  # shrink first so that the warp does not alias
+        region = cv2.resize(region, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        from_region = from_region @ np.diag([1 / scale, 1 / scale, 1.0])
+    b, g, r = cv2.split(region.astype(np.float32))
+    grey = 0.3 * r + 0.5 * g + 0.2 * b
+    canvas = cv2.warpPerspective(grey, from_region, size, flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_REPLICATE)
+    return canvas, matrix
+
+
+def snap(frame: np.ndarray, quad: np.ndarray, face: np.ndarray) -> np.ndarray | None:
+    """The quad (clockwise from the card's own top-left as `face` shows it) moved to where
+    `face` (a grey face as `DeckModel.greys` holds them: inset, CANON size) best lies in
+    `frame`; None when the search fails or wanders off."""
+    w, h = CANON
+    size = (round(w * (1 + 2 * MARGIN)), round(h * (1 + 2 * MARGIN)))
+    canvas, to_canvas = _frame_grey(frame, quad, size)
+    template = cv2.GaussianBlur(face.astype(np.float32), (0, 0), _SIGMA)
+    cw, ch = size[0] / (1 + 2 * MARGIN), size[1] / (1 + 2 * MARGIN)
+    # template pixel -> canvas: the face is the card inset by INSET on each side
+    sx, sy = cw * (1 - 2 * INSET) / w, ch * (1 - 2 * INSET) / h
+    warp = np.array([[sx, 0, MARGIN * cw + INSET * cw], [0, sy, MARGIN * ch + INSET * ch],
+                     [0, 0, 1]], np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 1e-3)
+    try:
+        _, warp = cv2.findTransformECC(template, canvas, warp, cv2.MOTION_HOMOGRAPHY,
+                                       criteria, None, 3)  # type: ignore[call-overload]
+    except cv2.error:
+        return None
+    # the whole card's corners in template pixels, through the warp, back to the frame
+    lo_x, hi_x = -INSET * w / (1 - 2 * INSET), (1 - INSET) * w / (1 - 2 * INSET)
+    lo_y, hi_y = -INSET * h / (1 - 2 * INSET), (1 - INSET) * h / (1 - 2 * INSET)
+    corners = np.array([[[lo_x, lo_y], [hi_x, lo_y], [hi_x, hi_y], [lo_x, hi_y]]], np.float32)
+    to_frame = np.linalg.inv(to_canvas) @ np.asarray(warp, np.float64)
+    moved = cv2.perspectiveTransform(corners, to_frame.astype(np.float32))[0]
+    height = float(np.linalg.norm(quad[3] - quad[0]))
+    if (np.linalg.norm(moved - quad, axis=1).max() > 0.4 * height
+            or not cv2.isContourConvex(moved.astype(np.float32))):
+        return None
+    return moved.astype(np.float64)

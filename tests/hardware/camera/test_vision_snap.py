@@ -1,0 +1,46 @@
+"""Moving a quad that is off (cut short by glare, pushed aside by chips) onto the card, by the
+face the card was read as."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hardware.camera.deck import CODES, DeckModel
+from hardware.camera.recognize import read_card, warp_card
+from hardware.camera.snap import snap
+from hardware.camera.synth.scene import frames
+
+
+def _off(quad: np.ndarray) -> np.ndarray:
+    """The quad with its far end cut short by 15% and moved aside by 4% of the card's width."""
+    top, side = quad[1] - quad[0], quad[3] - quad[0]
+    moved = quad + 0.04 * top
+    moved[2:] -= 0.15 * side
+    return moved
+
+
+def test_a_quad_off_the_card_is_moved_back_onto_it(faces: dict) -> None:
+    deck = DeckModel.from_faces("test", faces)
+    errors, before, after = [], [], []
+    for frame in frames(faces, 4, seed=5):
+        for truth in frame.cards:
+            if not truth.face_up or truth.occluded:
+                continue
+            face = deck.greys[CODES.index(truth.card)]
+            off = _off(truth.quad)
+            moved = snap(frame.image, off, face)
+            assert moved is not None, f"{truth.card}: the search failed"
+            errors.append(float(np.linalg.norm(moved - truth.quad, axis=1).max()))
+            before.append(read_card(deck, warp_card(frame.image, off)).score)
+            after.append(read_card(deck, warp_card(frame.image, moved)).score)
+    assert len(errors) >= 8
+    said = f"corner errors {np.round(errors, 1)}; scores {np.round(before, 2)} -> {np.round(after, 2)}"
+    assert np.median(errors) <= 3.0 and max(errors) <= 8.0, said
+    assert np.median(after) >= 0.85 > np.median(before) + 0.3, said
+
+
+def test_a_search_that_finds_nothing_says_so(faces: dict) -> None:
+    deck = DeckModel.from_faces("test", faces)
+    felt = np.full((1080, 1920, 3), (40, 110, 30), np.uint8)
+    quad = np.array([[900, 400], [1020, 400], [1020, 570], [900, 570]], np.float64)
+    assert snap(felt, quad, deck.greys[0]) is None
