@@ -16,6 +16,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+_HOLE_FILL = 0.7  # share of its rectangle a ring's hole fills, at the least: light art joined to
+# the border bites into it (a court card of the felt's colour), and a printed line the card lies
+# on joins the ring to the line, so that the light shape's own outline is no card's
 _MAX_BORDER = 9  # half-size pixels: a ring wider than this is no card border
 _NOT_FELT = 0.15  # share of a card's inside that is not felt, at the least (empty boxes: 0)
 _SAMPLES = np.linspace(0.15, 0.85, 24)  # where along each side the ring is probed
@@ -87,7 +90,7 @@ def _enclosed(light: np.ndarray, hole: np.ndarray, lo: float,
     long, short = max(rect[1]), min(rect[1])
     if not (0.8 * lo <= long <= hi and 0.62 <= short / long <= 0.8):
         return None
-    if cv2.contourArea(hole) < 0.9 * long * short:
+    if cv2.contourArea(hole) < _HOLE_FILL * long * short:
         return None
     d = _ring_width(light, rect)
     if d == _MAX_BORDER:

@@ -135,6 +135,25 @@ def test_a_border_joined_to_light_art_still_outlines_the_card(monkeypatch) -> No
     assert outline.bordered_cards(light, not_felt, 80, 130) == []
 
 
+def test_a_border_touching_a_printed_line_with_art_biting_into_it_outlines_the_card() -> None:
+    """A card of the felt's colour lying on a printed line: its border and the line are one
+    light shape (no card's outline), and light art joined to the border bites a fifth out of
+    the rectangle it encloses (guyenne-classic's kings and queens on felt of their colour).
+    The enclosed rectangle, a bite out of it or not, is still the card's inside."""
+    light = np.zeros((300, 400), np.uint8)
+    not_felt = np.zeros_like(light)
+    cv2.rectangle(light, (50, 50), (120, 150), 255, 3)  # a card's border, 70 x 100
+    cv2.line(light, (10, 50), (390, 50), 255, 3)  # a printed line along its top side
+    art = np.array([[52, 148], [118, 148], [52, 104]], np.int32)  # light art on its border
+    cv2.fillConvexPoly(light, art, 255)
+    cv2.rectangle(not_felt, (50, 50), (120, 150), 255, -1)
+    found = outline.bordered_cards(light, not_felt, 80, 130)
+    assert len(found) == 1, found
+    quad, _ = found[0]
+    assert np.allclose(np.sort(quad[:, 0]), [50, 50, 120, 120], atol=3)
+    assert np.allclose(np.sort(quad[:, 1]), [50, 50, 150, 150], atol=3)
+
+
 def test_a_scrap_among_few_cards_does_not_shut_out_a_bordered_card() -> None:
     """The border pass looks for cards at the size of those the masks found. With two found,
     one a scrap of a card (59 half-size pixels long against 83), the median is no card's
