@@ -293,25 +293,25 @@ class Recognizer:
                 other = read_card(self.deck, other_picture)
                 if other.score > reading.score:  # the edges were misread: the mask's quad fits
                     quad, reading, picture = candidate.coarse, other, other_picture
-            if reading.back < reading.score < self.snap_below:  # not a back: a quad off?
-                quad, reading, picture = self._snapped(frame, quad, reading, picture)
-            out.append(self.look(picture, quad, reading))
+            look = self.look(picture, quad, reading)
+            if (reading.back < reading.score < self.snap_below  # not a back: a quad off?
+                    and self.decide(look).face != "up"):
+                look = self._snapped(frame, look)
+            out.append(look)
         return out
 
-    def _snapped(self, frame: np.ndarray, quad: np.ndarray, reading: Reading,
-                 picture: np.ndarray) -> tuple[np.ndarray, Reading, np.ndarray]:
-        """The quad moved onto the face it was read as (`snap`), with its reading, when that
-        fits it `snap_fit` (a back, pulled onto a face, fits it half-way at best); else the
-        same."""
+    def _snapped(self, frame: np.ndarray, look: Look) -> Look:
+        """The look again with its quad moved onto the face it was read as (`snap`), when
+        the card there fits that face `snap_fit` (a back, pulled onto a face, fits it half-way
+        at best); else the same look."""
+        reading = look.reading
         face = self.deck.greys[reading.face_of[CODES.index(reading.code)]]
-        moved = snap(frame, np.roll(quad, 2, axis=0) if reading.flipped else quad, face)
+        moved = snap(frame, np.roll(look.quad, 2, axis=0) if reading.flipped else look.quad, face)
         if moved is None:
-            return quad, reading, picture
-        moved_picture = warp_card(frame, moved)
-        again = read_card(self.deck, moved_picture)
-        if again.score >= self.snap_fit:
-            return moved, again, moved_picture
-        return quad, reading, picture
+            return look
+        picture = warp_card(frame, moved)
+        again = read_card(self.deck, picture)
+        return self.look(picture, moved, again) if again.score >= self.snap_fit else look
 
     def look(self, picture: np.ndarray, quad: np.ndarray, reading: Reading | None = None) -> Look:
         """The look at one upright card picture (warped from `quad`; `reading` when made)."""
