@@ -54,7 +54,20 @@ def _nearest_shift(x: np.ndarray, a: np.ndarray, b: np.ndarray
     return best[1], a[inner], b[inner]
 
 
-def discriminate(picture: np.ndarray, first: np.ndarray, second: np.ndarray) -> float:
+FOREIGN = (30.0, 25.0, 0.25)  # redness off paper and ink: on black cards, below on red; share of a block
+
+
+def foreign_colour(red: np.ndarray, red_ink: bool) -> np.ndarray:
+    """Where a card picture shows a colour no face of the two codes prints (a green or blue
+    chip; on a black card, a red one): from its redness plane (red less the mean of green and
+    blue: about 0 for paper and black ink, well above for red ink, below for green and blue)."""
+    if red_ink:
+        return red < -FOREIGN[1]
+    return np.abs(red) > FOREIGN[0]
+
+
+def discriminate(picture: np.ndarray, first: np.ndarray, second: np.ndarray,
+                 foreign: np.ndarray | None = None) -> float:
     """Where `picture` lies between two faces (grey planes of one shape, the picture aligned
     on them): about +1 when it is `first`, -1 when it is `second`, near 0 when the places
     where they differ are hidden or unclear."""
@@ -67,6 +80,8 @@ def discriminate(picture: np.ndarray, first: np.ndarray, second: np.ndarray) -> 
     off = np.minimum(_blocks((x - a) ** 2), _blocks((x - b) ** 2))
     telling = den > 0.05 * den.max() if den.max() > 0 else den > 0
     hidden = off > 4.0 * den + 0.5 * float(np.median(off))
+    if foreign is not None:  # chips of a colour the card does not print
+        hidden |= _blocks(foreign[1:-1, 1:-1].astype(np.float32)) > FOREIGN[2] * BLOCK * BLOCK
     keep = telling & ~hidden
     total = float(den[keep].sum())
     if total <= 0:

@@ -23,7 +23,7 @@ from hardware.camera.deck import (
     turned_features,
 )
 from hardware.camera.detect import find_cards
-from hardware.camera.pairwise import discriminate
+from hardware.camera.pairwise import discriminate, foreign_colour
 from hardware.camera.snap import snap
 
 _WARP = WARP
@@ -96,6 +96,7 @@ class Reading:
     per_code: np.ndarray  # (52,) agreement with the best face of each code, in CODES order
     face_of: np.ndarray  # (52,) which of the deck's faces that best face is, per code
     grey: np.ndarray  # the picture's grey plane at twice CANON, turned and aligned as read
+    red: np.ndarray | None = None  # ... and its redness (red less the mean of green and blue)
 
 
 def _scores(deck: DeckModel, both: np.ndarray) -> np.ndarray:
@@ -163,7 +164,7 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
     face_of[code_of[order][best_of_code]] = order[best_of_code]
     np.maximum.at(per_code, code_of, row)
     return Reading(code, top, top - float(others.max()), back, bool(flipped), per_code, face_of,
-                   chosen[0])
+                   chosen[0], chosen[1])
 
 
 def index_terms(deck: DeckModel, picture: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -343,8 +344,10 @@ class Recognizer:
         if fused[first] - fused[second] >= 5 * self.min_margin:
             return  # clear already (and most cards are): spare the time
         fine = self.deck.fine
+        red_ink = first // 13 in (1, 2) or second // 13 in (1, 2)  # hearts or diamonds
+        foreign = None if reading.red is None else foreign_colour(reading.red, red_ink)
         say = discriminate(reading.grey, fine[reading.face_of[first]],
-                           fine[reading.face_of[second]])
+                           fine[reading.face_of[second]], foreign)
         fused[second if say > 0 else first] -= self.pair_weight * abs(say)
 
     def _count_pips(self, count: int, fused: np.ndarray) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from hardware.camera.deck import DeckModel, fine_planes, on_grey, upright
-from hardware.camera.pairwise import discriminate
+from hardware.camera.pairwise import discriminate, foreign_colour
 from hardware.camera.recognize import Recognizer
 from hardware.camera.synth.layout import Placement, zone_slot
 from hardware.camera.synth.scene import make_table, render
@@ -72,3 +72,24 @@ def test_a_picture_a_pixel_off_still_points_at_its_face(oxygen: dict) -> None:
         moved = np.roll(spade, (dy, dx), axis=(0, 1))
         assert discriminate(moved, spade, club) > 0.8, (dy, dx)
         assert discriminate(np.roll(club, (dy, dx), axis=(0, 1)), spade, club) < -0.8, (dy, dx)
+
+
+def test_a_chip_of_a_colour_the_card_does_not_print_says_nothing() -> None:
+    """A green chip over the middle pip of a nine of spades: in grey it is a flat patch, as
+    the paper of an eight is where the nine prints that pip. Its colour, which no spade card
+    prints, hides that place, and the nine's other pips still speak for it."""
+    faces = faces_or_skip("svg-standard")  # a tuning design
+    nine, eight = (fine_planes(on_grey(upright(faces[c]))) for c in ("9S", "8S"))
+    bgr = cv2.resize(on_grey(upright(faces["9S"])), (nine.shape[2], nine.shape[1]),
+                     interpolation=cv2.INTER_AREA)
+    centre = (bgr.shape[1] // 2, bgr.shape[0] // 2)
+    cv2.circle(bgr, centre, 16, (60, 150, 40), -1)  # BGR: a green chip
+    chipped = fine_planes(bgr)
+    hidden = foreign_colour(chipped[1], red_ink=False)
+    assert hidden[centre[1], centre[0]] and hidden.mean() < 0.1
+    blind = discriminate(chipped[0], nine[0], eight[0])
+    seeing = discriminate(chipped[0], nine[0], eight[0], hidden)
+    assert seeing > 0.3 and seeing > blind + 0.2, (blind, seeing)
+    assert not foreign_colour(nine[1], red_ink=False).any()
+    red = fine_planes(on_grey(upright(faces["9H"])))[1]
+    assert not foreign_colour(red, red_ink=True).any() and foreign_colour(red, False).any()
