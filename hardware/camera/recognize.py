@@ -261,8 +261,8 @@ class Recognizer:
     cap_growth: float = 0.25  # ... cap grows by this much per unit it falls short
     index_clarity: tuple[float, float] = (0.3, 0.8)  # glyph match: no say .. its full say
     index_face_up: float = 0.7  # a clear index makes a card face up even unlike every face
-    snap_below: float = 0.45  # a whole-card agreement under this: move the quad onto the face,
-    snap_fit: float = 0.6  # ... and read it there when it fits that well
+    snap_below: float = 0.8  # a card not read, its whole-card agreement under this: move its quad
+    snap_fit: float = 0.6  # ... onto the face, and read it there when it fits that well (and better)
     pair_weight: float = 0.3  # the full-detail look at the two leading codes (`pairwise`)
     pip_weight: float = 1.0  # the body pips' say on the suit (`pips`), costing at most
     pip_cap: float = 0.05  # ... this much
@@ -312,7 +312,8 @@ class Recognizer:
             return look
         picture = warp_card(frame, moved)
         again = read_card(self.deck, picture)
-        return self.look(picture, moved, again) if again.score >= self.snap_fit else look
+        fits = again.score >= max(self.snap_fit, reading.score)
+        return self.look(picture, moved, again) if fits else look
 
     def look(self, picture: np.ndarray, quad: np.ndarray, reading: Reading | None = None) -> Look:
         """The look at one upright card picture (warped from `quad`; `reading` when made)."""
