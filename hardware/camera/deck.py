@@ -154,6 +154,10 @@ class DeckModel:
     fine: np.ndarray = field(default_factory=lambda: np.zeros((0, 2 * CANON[1], 2 * CANON[0]),
                                                               np.uint8))
     pips: PipModel = field(default_factory=PipModel.empty)  # the big pips of number cards
+    # (m, CANON height, CANON width) uint8: each enrolled back's grey, to move a quad that is
+    # off onto a back (`snap`); empty in deck files made before they were kept
+    back_greys: np.ndarray = field(default_factory=lambda: np.zeros((0, CANON[1], CANON[0]),
+                                                                    np.uint8))
 
     @classmethod
     def from_faces(cls, name: str, faces: dict[str, np.ndarray]) -> DeckModel:
@@ -165,12 +169,12 @@ class DeckModel:
         pictures = {c: face_pictures(flat[c], WARP) for c in CODES}
         index = IndexModel.from_pictures(pictures)
         cells = np.stack([plane_features(p) for p in planes])
-        greys = np.stack([cv2.resize(p[0], CANON, interpolation=cv2.INTER_AREA) for p in planes])
-        backs = [features(on_grey(upright(faces["back"])))] if "back" in faces else []
-        back_arr = np.stack(backs) if backs else np.zeros((0, *cells.shape[1:]), np.float32)
+        back_planes = [fine_planes(on_grey(upright(faces["back"])))] if "back" in faces else []
+        back_arr = np.stack([plane_features(p) for p in back_planes]) if back_planes else \
+            np.zeros((0, *cells.shape[1:]), np.float32)
         fine = np.clip(np.stack([p[0] for p in planes]), 0, 255).astype(np.uint8)
-        return cls(name, list(CODES), cells, back_arr, np.clip(greys, 0, 255).astype(np.uint8),
-                   index, fine, PipModel.from_pictures(pictures))
+        return cls(name, list(CODES), cells, back_arr, _grey(planes), index, fine,
+                   PipModel.from_pictures(pictures), _grey(back_planes))
 
     def code_index(self) -> np.ndarray:
         """Where each template's code stands in CODES."""
@@ -187,6 +191,7 @@ class DeckModel:
             IndexModel.merge([d.index for d in decks]),
             np.concatenate([d.fine for d in decks]),
             PipModel.merge([d.pips for d in decks]),
+            np.concatenate([d.back_greys for d in decks]),
         )
 
     def save(self, path: Path) -> None:
@@ -195,7 +200,7 @@ class DeckModel:
         arrays: dict[str, np.ndarray] = {
             "meta": np.array(meta), "cells": self.cells.astype(np.float16),
             "backs": self.backs.astype(np.float16), "greys": self.greys,
-            "fine": self.fine,
+            "fine": self.fine, "back_greys": self.back_greys,
             **{f"index_{k}": v for k, v in self.index.arrays().items()},
             **{f"pips_{k}": v for k, v in self.pips.arrays().items()},
         }
@@ -211,6 +216,7 @@ class DeckModel:
                 backs = data["backs"].astype(np.float32)
                 greys = data["greys"]
                 fine = data["fine"]
+                back_greys = data["back_greys"] if "back_greys" in data.files else None
                 index = IndexModel.from_arrays({k[6:]: data[k] for k in data.files
                                                 if k.startswith("index_")})
                 pips = PipModel.from_arrays({k[5:]: data[k] for k in data.files
@@ -222,7 +228,18 @@ class DeckModel:
             raise DeckError(f"{path}: made by another version of the recognizer; enrol again")
         if len(fine) != len(cells):
             raise DeckError(f"{path}: {len(fine)} fine faces for {len(cells)} faces; enrol again")
-        return cls(meta["name"], list(meta["codes"]), cells, backs, greys, index, fine, pips)
+        deck = cls(meta["name"], list(meta["codes"]), cells, backs, greys, index, fine, pips)
+        if back_greys is not None:
+            deck.back_greys = back_greys
+        return deck
+
+
+def _grey(planes: list[np.ndarray]) -> np.ndarray:
+    """The grey planes of `fine_planes` at CANON size, as uint8 (k, height, width)."""
+    w, h = CANON
+    greys = [cv2.resize(p[0], CANON, interpolation=cv2.INTER_AREA) for p in planes]
+    return np.clip(np.stack(greys), 0, 255).astype(np.uint8) if greys else \
+        np.zeros((0, h, w), np.uint8)
 
 
 def enrol_folder(folder: Path, name: str | None = None) -> DeckModel:

@@ -7,6 +7,7 @@ like no face is face down; one whose best face barely beats the next is "unsure"
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -263,6 +264,7 @@ class Recognizer:
     index_face_up: float = 0.7  # a clear index makes a card face up even unlike every face
     snap_below: float = 0.8  # a card not read, its whole-card agreement under this: move its quad
     snap_fit: float = 0.6  # ... onto the face, and read it there when it fits that well (and better)
+    back_snap_below: float = 0.5  # a card not face down, agreeing less: move its quad onto the back
     pair_weight: float = 0.3  # the full-detail look at the two leading codes (`pairwise`)
     pip_weight: float = 1.0  # the body pips' say on the suit (`pips`), costing at most
     pip_cap: float = 0.05  # ... this much
@@ -294,26 +296,37 @@ class Recognizer:
                 other = read_card(self.deck, other_picture)
                 if other.score > reading.score:  # the edges were misread: the mask's quad fits
                     quad, reading, picture = candidate.coarse, other, other_picture
-            look = self.look(picture, quad, reading)
-            if (reading.back < reading.score < self.snap_below  # not a back: a quad off?
-                    and self.decide(look).face != "up"):
-                look = self._snapped(frame, look)
-            out.append(look)
+            out.append(self._second_look(frame, self.look(picture, quad, reading)))
         return out
 
-    def _snapped(self, frame: np.ndarray, look: Look) -> Look:
-        """The look again with its quad moved onto the face it was read as (`snap`), when
-        the card there fits that face `snap_fit` (a back, pulled onto a face, fits it half-way
-        at best); else the same look."""
+    def _second_look(self, frame: np.ndarray, look: Look) -> Look:
+        """A weak look again with its quad moved (`snap`) onto what it may be: a card not
+        read onto the face it was read as, when the card there fits that face `snap_fit` and
+        better than before (a back, pulled onto a face, fits it half-way at best); a card not
+        face down onto the enrolled back, when the back there fits `snap_fit` and better than
+        any face (a back's quad off, its face-like pattern read as a card). Else the same."""
         reading = look.reading
-        face = self.deck.greys[reading.face_of[CODES.index(reading.code)]]
-        moved = snap(frame, np.roll(look.quad, 2, axis=0) if reading.flipped else look.quad, face)
+        face = self.decide(look).face
+        if face != "up" and reading.back < reading.score < self.snap_below:
+            best = self.deck.greys[reading.face_of[CODES.index(reading.code)]]
+            return self._moved(frame, look, best, lambda again: again.score >= max(
+                self.snap_fit, reading.score))
+        if face != "down" and reading.score < self.back_snap_below and len(self.deck.back_greys):
+            return self._moved(frame, look, self.deck.back_greys[0], lambda again: (
+                again.back >= max(self.snap_fit, again.score)))
+        return look
+
+    def _moved(self, frame: np.ndarray, look: Look, template: np.ndarray,
+               fits: Callable[[Reading], bool]) -> Look:
+        """The look with its quad snapped onto `template` (a grey face or back), when the
+        reading there `fits`; else the same look."""
+        quad = np.roll(look.quad, 2, axis=0) if look.reading.flipped else look.quad
+        moved = snap(frame, quad, template)
         if moved is None:
             return look
         picture = warp_card(frame, moved)
         again = read_card(self.deck, picture)
-        fits = again.score >= max(self.snap_fit, reading.score)
-        return self.look(picture, moved, again) if fits else look
+        return self.look(picture, moved, again) if fits(again) else look
 
     def look(self, picture: np.ndarray, quad: np.ndarray, reading: Reading | None = None) -> Look:
         """The look at one upright card picture (warped from `quad`; `reading` when made)."""

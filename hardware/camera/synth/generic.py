@@ -42,6 +42,8 @@ GENERIC: dict[str, Any] = {
     "max_colour_doubt": 0.15,
     "rank_not_down": 0.85,
     "far_from_back": (float("inf"), float("inf")),  # other designs' backs: no such evidence
+    "snap_below": 0.0,  # another design's face or back is no outline to move a quad onto
+    "back_snap_below": 0.0,
 }
 
 
