@@ -72,11 +72,6 @@ def fine_planes(picture: np.ndarray) -> np.ndarray:
     return np.stack([0.3 * r + 0.5 * g + 0.2 * b, r - 0.5 * (g + b)])
 
 
-def features(picture: np.ndarray) -> np.ndarray:
-    """Normalised cells of an upright BGR card picture (any size): shape (cells, dims)."""
-    return plane_features(fine_planes(picture))
-
-
 def plane_features(planes: np.ndarray) -> np.ndarray:
     """Normalised cells of `fine_planes`: shape (cells, dims).
 

@@ -54,7 +54,9 @@ def _nearest_shift(x: np.ndarray, a: np.ndarray, b: np.ndarray
     return best[1], a[inner], b[inner]
 
 
-FOREIGN = (30.0, 25.0, 0.25)  # redness off paper and ink: on black cards, below on red; share of a block
+# redness (paper and black ink: about 0) beyond which a black card's pixel is foreign, below
+# which a red card's is; and the share of a block such pixels must cover to hide it
+FOREIGN = (30.0, 25.0, 0.25)
 
 
 def foreign_colour(red: np.ndarray, red_ink: bool) -> np.ndarray:

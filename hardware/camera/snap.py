@@ -3,8 +3,9 @@
 The finder's quad comes from masks and edges: glare on one end, chips along a side, a
 printed line or a neighbouring card can cut it short or shift it. Once the card has been
 read, its best face says what the whole card looks like; the frame around the quad, warped
-upright with a margin, is searched for that face (`cv2.findTransformECC`, a homography,
-and the face's outline, carried back to the frame, is the new quad.
+upright with a margin, is searched for that face (`cv2.findTransformECC`, a homography),
+and the face's outline, carried back to the frame, is the new quad. A back whose quad is off
+is moved onto the enrolled back the same way.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def _frame_grey(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int]
 
 def snap(frame: np.ndarray, quad: np.ndarray, face: np.ndarray) -> np.ndarray | None:
     """The quad (clockwise from the card's own top-left as `face` shows it) moved to where
-    `face` (a grey face as `DeckModel.greys` holds them: inset, CANON size) best lies in
+    `face` (a grey face or back as `DeckModel.greys` and `back_greys` hold them: inset,
+    CANON size) best lies in
     `frame`; None when the search fails or wanders off."""
     w, h = CANON
     size = (round(w * (1 + 2 * MARGIN)), round(h * (1 + 2 * MARGIN)))
