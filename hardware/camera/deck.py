@@ -151,8 +151,7 @@ class DeckModel:
     pips: PipModel = field(default_factory=PipModel.empty)  # the big pips of number cards
     # (m, CANON height, CANON width) uint8: each enrolled back's grey, to move a quad that is
     # off onto a back (`snap`); empty in deck files made before they were kept
-    back_greys: np.ndarray = field(default_factory=lambda: np.zeros((0, CANON[1], CANON[0]),
-                                                                    np.uint8))
+    back_greys: np.ndarray = field(default_factory=lambda: _grey([]))
 
     @classmethod
     def from_faces(cls, name: str, faces: dict[str, np.ndarray]) -> DeckModel:
@@ -211,7 +210,7 @@ class DeckModel:
                 backs = data["backs"].astype(np.float32)
                 greys = data["greys"]
                 fine = data["fine"]
-                back_greys = data["back_greys"] if "back_greys" in data.files else None
+                back_greys = data["back_greys"] if "back_greys" in data.files else _grey([])
                 index = IndexModel.from_arrays({k[6:]: data[k] for k in data.files
                                                 if k.startswith("index_")})
                 pips = PipModel.from_arrays({k[5:]: data[k] for k in data.files
@@ -223,10 +222,8 @@ class DeckModel:
             raise DeckError(f"{path}: made by another version of the recognizer; enrol again")
         if len(fine) != len(cells):
             raise DeckError(f"{path}: {len(fine)} fine faces for {len(cells)} faces; enrol again")
-        deck = cls(meta["name"], list(meta["codes"]), cells, backs, greys, index, fine, pips)
-        if back_greys is not None:
-            deck.back_greys = back_greys
-        return deck
+        return cls(meta["name"], list(meta["codes"]), cells, backs, greys, index, fine, pips,
+                   back_greys)
 
 
 def _grey(planes: list[np.ndarray]) -> np.ndarray:

@@ -25,7 +25,7 @@ from hardware.camera.deck import (
 )
 from hardware.camera.detect import find_cards
 from hardware.camera.pairwise import discriminate, foreign_colour
-from hardware.camera.snap import snap
+from hardware.camera.snap import snap, warp_source
 
 _WARP = WARP
 
@@ -62,14 +62,9 @@ def warp_card(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """The card inside `quad` (clockwise, first edge a short side) as an upright picture."""
     w, h = _WARP
     dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 2, 0)
-    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 3
-    region = frame[y0:y1, x0:x1]
-    matrix = cv2.getPerspectiveTransform((quad - [x0, y0]).astype(np.float32), dst)
-    scale = min(1.0, 3.0 * h / max(1.0, float(np.linalg.norm(quad[3] - quad[0]))))
-    if scale < 0.7:  # shrink first so that the warp does not alias
-        region = cv2.resize(region, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        matrix = matrix @ np.diag([1 / scale, 1 / scale, 1.0])
+    to_canvas = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    region, matrix = warp_source(frame, to_canvas, (w, h),
+                                 3.0 * h / max(1.0, float(np.linalg.norm(quad[3] - quad[0]))))
     return cv2.warpPerspective(region, matrix, (w, h), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
 

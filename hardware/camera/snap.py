@@ -19,6 +19,28 @@ MARGIN = 0.25  # share of the card's width and height searched beyond each side
 _SIGMA = 1.0  # blur of the face, as the camera blurs a card
 
 
+def _side(quad: np.ndarray) -> float:
+    """The length of a quad's left side (its long side, as the quads here run)."""
+    return max(1.0, float(np.linalg.norm(quad[3] - quad[0])))
+
+
+def warp_source(frame: np.ndarray, to_canvas: np.ndarray, size: tuple[int, int],
+                scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """The part of `frame` that a warp by `to_canvas` onto a `size` canvas sees, shrunk by
+    `scale` first when that is under 0.7 (so that the warp does not alias), and the matrix
+    taking that part onto the canvas."""
+    outline = np.array([[[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]]], np.float32)
+    seen = cv2.perspectiveTransform(outline, np.linalg.inv(to_canvas).astype(np.float32))[0]
+    x0, y0 = np.maximum(np.floor(seen.min(axis=0)).astype(int) - 2, 0)
+    x1, y1 = np.ceil(seen.max(axis=0)).astype(int) + 3
+    region = frame[y0:y1, x0:x1]
+    matrix = to_canvas @ np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
+    if scale < 0.7:
+        region = cv2.resize(region, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        matrix = matrix @ np.diag([1 / scale, 1 / scale, 1.0])
+    return region, matrix
+
+
 def _frame_grey(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int]
                 ) -> tuple[np.ndarray, np.ndarray]:
     """The grey plane of the frame around `quad` warped so that the quad fills the middle
@@ -27,17 +49,7 @@ def _frame_grey(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int]
     x0, y0 = MARGIN * w, MARGIN * h
     dst = np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], np.float32)
     matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    # only the part of the frame the canvas shows is converted and warped
-    outline = np.array([[[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]]], np.float32)
-    seen = cv2.perspectiveTransform(outline, np.linalg.inv(matrix).astype(np.float32))[0]
-    x0, y0 = np.maximum(np.floor(seen.min(axis=0)).astype(int) - 2, 0)
-    x1, y1 = np.ceil(seen.max(axis=0)).astype(int) + 3
-    region = frame[y0:y1, x0:x1]
-    from_region = matrix @ np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
-    scale = min(1.0, 1.5 * h / max(1.0, float(np.linalg.norm(quad[3] - quad[0]))))
-    if scale < 0.7:  # shrink first so that the warp does not alias
-        region = cv2.resize(region, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        from_region = from_region @ np.diag([1 / scale, 1 / scale, 1.0])
+    region, from_region = warp_source(frame, matrix, size, 1.5 * h / _side(quad))
     b, g, r = cv2.split(region.astype(np.float32))
     grey = 0.3 * r + 0.5 * g + 0.2 * b
     canvas = cv2.warpPerspective(grey, from_region, size, flags=cv2.INTER_LINEAR,
@@ -48,8 +60,7 @@ def _frame_grey(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int]
 def snap(frame: np.ndarray, quad: np.ndarray, face: np.ndarray) -> np.ndarray | None:
     """The quad (clockwise from the card's own top-left as `face` shows it) moved to where
     `face` (a grey face or back as `DeckModel.greys` and `back_greys` hold them: inset,
-    CANON size) best lies in
-    `frame`; None when the search fails or wanders off."""
+    CANON size) best lies in `frame`; None when the search fails or wanders off."""
     w, h = CANON
     size = (round(w * (1 + 2 * MARGIN)), round(h * (1 + 2 * MARGIN)))
     canvas, to_canvas = _frame_grey(frame, quad, size)
@@ -71,8 +82,7 @@ def snap(frame: np.ndarray, quad: np.ndarray, face: np.ndarray) -> np.ndarray | 
     corners = np.array([[[lo_x, lo_y], [hi_x, lo_y], [hi_x, hi_y], [lo_x, hi_y]]], np.float32)
     to_frame = np.linalg.inv(to_canvas) @ np.asarray(warp, np.float64)
     moved = cv2.perspectiveTransform(corners, to_frame.astype(np.float32))[0]
-    height = float(np.linalg.norm(quad[3] - quad[0]))
-    if (np.linalg.norm(moved - quad, axis=1).max() > 0.4 * height
+    if (np.linalg.norm(moved - quad, axis=1).max() > 0.4 * _side(quad)
             or not cv2.isContourConvex(moved.astype(np.float32))):
         return None
     return moved.astype(np.float64)
