@@ -10,6 +10,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from hardware.camera.ink import median
+
 
 def _line_fits(x: np.ndarray, y: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Least-squares slopes and intercepts of y ~ x over the kept points, one per row
@@ -97,10 +99,10 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
     step = np.linalg.norm(profile[:, 2:] - profile[:, :-2], axis=2)  # at offsets[1:-1]
     # the felt just outside each side (most outer probes land on felt)
     outer = profile[:, -3:]
-    felt_side = np.median(outer.reshape(4, -1, 3), axis=1)  # (4, 3)
+    felt_side = median(outer.reshape(4, -1, 3), axis=1)  # (4, 3)
     felt = np.repeat(felt_side, samples, axis=0)[:, None, :]
     spread = np.linalg.norm(outer - felt, axis=2).reshape(4, -1)
-    tol_side = np.maximum(30.0, 2.5 * np.median(spread, axis=1).astype(np.float64))
+    tol_side = np.maximum(30.0, 2.5 * median(spread, axis=1).astype(np.float64))
     tol = np.repeat(tol_side, samples).astype(np.float32)[:, None]
     off_felt = _off_felt(profile, felt)
     solid = (off_felt > tol).astype(np.int32)
@@ -135,21 +137,16 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
         good &= ~fitting[:, None] | (residual < limit[:, None])
     slope, icept = _line_fits(t, shift, good)
     _parallel(t, shift, good, pick >= 0, slope, icept, np.linalg.norm(edges, axis=1))
-    lines = []
-    for k in range(4):
-        if good[k].sum() < 5:
-            lines.append((quad[k], directions[k]))
-        else:
-            lines.append((quad[k] + icept[k] * normals[k], edges[k] + slope[k] * normals[k]))
-    out = np.empty_like(quad)
-    for k in range(4):
-        (p1, d1), (p2, d2) = lines[(k - 1) % 4], lines[k]
-        matrix = np.array([d1, -d2]).T
-        if abs(np.linalg.det(matrix)) < 1e-6:
-            out[k] = quad[k]
-            continue
-        s = np.linalg.solve(matrix, p2 - p1)
-        out[k] = p1 + s[0] * d1
+    fitted = good.sum(axis=1) >= 5  # a side with fewer good probes keeps its coarse line
+    points = np.where(fitted[:, None], quad + icept[:, None] * normals, quad)
+    runs = np.where(fitted[:, None], edges + slope[:, None] * normals, directions)
+    # corner k is where side k-1 meets side k: p1 + s d1 = p2 + r d2, by Cramer's rule
+    p1, d1, p2, d2 = np.roll(points, 1, axis=0), np.roll(runs, 1, axis=0), points, runs
+    det = d2[:, 0] * d1[:, 1] - d1[:, 0] * d2[:, 1]
+    gap = p2 - p1
+    meet = np.abs(det) >= 1e-6
+    s = (d2[:, 0] * gap[:, 1] - gap[:, 0] * d2[:, 1]) / np.where(meet, det, 1.0)
+    out = np.where(meet[:, None], p1 + s[:, None] * d1, quad)
     if np.abs(out - quad).max() > 2.5 * inward:  # refinement went astray
         return quad
     return out

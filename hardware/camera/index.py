@@ -88,16 +88,14 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     if not left:
         mask = np.ascontiguousarray(mask[:, ::-1])
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    blobs = []
-    for i in range(1, count):
-        x, y, w, h, area = (int(v) for v in stats[i])
-        inner_side = x + w >= rw if left else x == 0
-        if inner_side or y + h >= rh or area < 6:
-            continue  # crosses the cut: a picture or a big pip
-        outer_x = x if left else rw - (x + w)  # from the card's own edge
-        if (w <= 2 and outer_x <= strip + 1) or (h <= 2 and y <= strip + 1):
-            continue  # a sliver along the card's edge (felt or shadow), not ink
-        blobs.append((x, y, w, h, i))
+    xs, ys, ws, hs, areas = stats[1:].T
+    # a blob crossing the cut is a picture or a big pip; a sliver along the card's own edge is
+    # felt or shadow, not ink
+    crosses = (xs + ws >= rw if left else xs == 0) | (ys + hs >= rh) | (areas < 6)
+    outer_x = xs if left else rw - (xs + ws)  # from the card's own edge
+    sliver = ((ws <= 2) & (outer_x <= strip + 1)) | ((hs <= 2) & (ys <= strip + 1))
+    blobs = [(*(int(v) for v in stats[i, :4]), int(i))
+             for i in np.nonzero(~crosses & ~sliver)[0] + 1]
     upper = [b for b in blobs if b[1] + b[3] < top]
     lo_h, hi_h = 0.045 * card_h, 0.22 * card_h
     ranks = sorted((b for b in upper if lo_h <= b[3] <= hi_h and b[2] <= 0.2 * card_w),

@@ -33,6 +33,15 @@ def percentiles(values: np.ndarray, percents: tuple[int, ...]) -> list[float]:
     return out
 
 
+def median(values: np.ndarray, axis: int) -> np.ndarray:
+    """`np.median(values, axis)`, by sorting: a fraction of the cost on the small arrays the
+    readers and the finder take medians of, many times a frame."""
+    ordered = np.sort(values, axis=axis)
+    n = ordered.shape[axis]
+    upper = np.take(ordered, n // 2, axis=axis)
+    return upper if n % 2 else (np.take(ordered, n // 2 - 1, axis=axis) + upper) / 2
+
+
 def darkest(picture: np.ndarray) -> np.ndarray:
     """The darkest of the three channels of a BGR uint8 picture, per pixel: ink of any colour
     is dark there, the card's white is not."""

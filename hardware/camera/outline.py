@@ -13,6 +13,8 @@ only when it has the size of the cards and its inside is not felt (an empty box 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -52,6 +54,23 @@ def _inside(mask: np.ndarray, box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return patch, cv2.erode(poly, np.ones((5, 5), np.uint8))
 
 
+def _measures(contours: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each contour's point count, area (as `cv2.contourArea` gives it: the shoelace formula)
+    and the diagonal of its bounding box, all at once."""
+    lengths = np.array([len(c) for c in contours], int)
+    if not contours:
+        return lengths, np.zeros(0), np.zeros(0)
+    points = np.concatenate(contours).reshape(-1, 2).astype(np.float64)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    following = np.arange(1, len(points) + 1)
+    following[starts + lengths - 1] = starts  # each outline closes on its first point
+    cross = points[:, 0] * points[following, 1] - points[following, 0] * points[:, 1]
+    areas = np.abs(np.add.reduceat(cross, starts)) / 2
+    low = np.minimum.reduceat(points, starts)
+    high = np.maximum.reduceat(points, starts)
+    return lengths, areas, np.hypot(*(high - low).T)
+
+
 def bordered_cards(light: np.ndarray, not_felt: np.ndarray,
                    lo: float, hi: float) -> list[tuple[np.ndarray, float]]:
     """Card quads (half-size pixels, with the share of their inside that is not felt) of
@@ -59,15 +78,19 @@ def bordered_cards(light: np.ndarray, not_felt: np.ndarray,
     mask; cards have long sides between `lo` and `hi`."""
     contours, hierarchy = cv2.findContours(light, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     links = hierarchy[0] if hierarchy is not None else np.zeros((0, 4), int)
+    lengths, areas, spans = _measures(contours)
+    parents = links[:, 3] if len(links) else np.zeros(0, int)
     holes = np.zeros(len(contours))  # area of the holes of each outer boundary
-    for k, (*_, parent) in enumerate(links):
-        if parent >= 0:
-            holes[parent] += cv2.contourArea(contours[k])
+    np.add.at(holes, parents[parents >= 0], areas[parents >= 0])
+    # an outline spans at least its rectangle's long side: a hole shorter than the smallest
+    # card's inner ring, or an outer boundary with too few holes for the smallest card (most),
+    # is no card
+    worth = (lengths >= 4) & np.where(parents >= 0, spans >= 0.8 * lo,
+                                      (spans >= lo) & (holes >= _HOLES * 0.64 * lo * lo))
     rings: list[tuple[np.ndarray, float]] = []
     shapes: list[tuple[np.ndarray, float]] = []  # after the rings: their outline is rougher
-    for k, (contour, (*_, parent)) in enumerate(zip(contours, links, strict=True)):
-        if len(contour) < 4 or (parent < 0 and holes[k] < _HOLES * 0.64 * lo * lo):
-            continue  # (an outer boundary with too few holes for the smallest card: most)
+    for k in np.nonzero(worth)[0].tolist():
+        contour, parent = contours[k], int(parents[k])
         shape = _enclosed(light, contour, lo, hi) if parent >= 0 else _outer(contour, holes[k],
                                                                              lo, hi)
         if shape is None:

@@ -60,13 +60,13 @@ def body_pips(picture: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float
         (ink > 0.5).astype(np.uint8), connectivity=8)
     pips, settled, coloured = [], [], np.zeros((h, w), bool)
     cw, ch = _CORNER[0] * w, _CORNER[1] * h
-    for i in range(1, count):
-        x, y, bw, bh, area = (int(v) for v in stats[i])
-        if not (0.07 * h <= bh <= 0.2 * h and 0.6 <= bw / bh <= 1.4 and area >= 0.35 * bw * bh):
-            continue
-        in_corner = (x < cw or x + bw > w - cw) and (y < ch or y + bh > h - ch)
-        if in_corner:
-            continue
+    xs, ys, ws, hs, areas = stats[1:].T
+    aspect = ws / hs  # a component is a pixel high at least
+    pip_like = ((hs >= 0.07 * h) & (hs <= 0.2 * h) & (aspect >= 0.6) & (aspect <= 1.4)
+                & (areas >= 0.35 * ws * hs))
+    in_corner = ((xs < cw) | (xs + ws > w - cw)) & ((ys < ch) | (ys + hs > h - ch))
+    for i in np.nonzero(pip_like & ~in_corner)[0] + 1:
+        x, y, bw, bh = (int(v) for v in stats[i, :4])
         blob = labels[y : y + bh, x : x + bw] == i
         patch = np.where(blob, ink[y : y + bh, x : x + bw], 0.0)
         if centres[i][1] > h / 2:  # printed upside down in the lower half
