@@ -153,6 +153,7 @@ def _enroll(args: argparse.Namespace) -> int:
               "their whole face alone (check that the pictures show the corner indices)")
     else:
         print("corner index read for every rank and suit")
+    print(f"index looked for in the {deck.index.corners()} corners")
     colours = np.where(np.isnan(deck.pips.colours), deck.index.suit_colours, deck.pips.colours)
     print("ink colours: " + ", ".join(f"{word} {colour_name(c)}" for word, c in zip(
         ("spades", "hearts", "diamonds", "clubs"), colours, strict=True)))

@@ -54,11 +54,13 @@ def _felt_basis(tiny: np.ndarray) -> np.ndarray:
     return np.array([amount, whiteness, normal / np.linalg.norm(normal)])
 
 
-def _field(values: np.ndarray, weight: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """Smooth `values` where `weight` says felt, filling the rest from around; then upsize."""
+def _fields(planes: list[np.ndarray], weight: np.ndarray,
+            size: tuple[int, int]) -> list[np.ndarray]:
+    """Each plane smoothed where `weight` says felt, filling the rest from around; then
+    upsized to `size`."""
     norm = cv2.GaussianBlur(weight, (0, 0), _FIELD_SIGMA) + 1e-6
-    field = cv2.GaussianBlur(values * weight, (0, 0), _FIELD_SIGMA) / norm
-    return cv2.resize(field, size, interpolation=cv2.INTER_LINEAR)
+    return [cv2.resize(cv2.GaussianBlur(values * weight, (0, 0), _FIELD_SIGMA) / norm, size,
+                       interpolation=cv2.INTER_LINEAR) for values in planes]
 
 
 def masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -85,10 +87,9 @@ def _masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     felt = (np.abs(t[:, :, 2]) < 18) & (t[:, :, 0] > 0.5 * typical) & (t[:, :, 0] < 1.6 * typical)
     weight = felt.astype(np.float32)
     size = (small.shape[1], small.shape[0])
-    g_field = _field(t[:, :, 0], weight, size)
-    w_field = _field(t[:, :, 1], weight, size)
     channels = cv2.split(tiny_f)
-    v_field = _field(cv2.max(cv2.max(channels[0], channels[1]), channels[2]), weight, size)
+    brightest = cv2.max(cv2.max(channels[0], channels[1]), channels[2])
+    g_field, w_field, v_field = _fields([t[:, :, 0], t[:, :, 1], brightest], weight, size)
     not_felt = np.empty(small.shape[:2], bool)
     paper = np.empty_like(not_felt)
     grey = np.empty_like(not_felt)
@@ -166,20 +167,19 @@ def _on_sides(u: np.ndarray, v: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     side's line and at most 2 beyond its ends. Boxes share side positions, so each test runs
     once per distinct position."""
 
-    def per_value(values: np.ndarray, test: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    def per_value(values: np.ndarray, *tests: Callable[[np.ndarray], np.ndarray]
+                  ) -> list[np.ndarray]:
         distinct, where = np.unique(values, return_inverse=True)
-        return test(distinct[:, None])[where.reshape(-1)]
+        return [test(distinct[:, None])[where.reshape(-1)] for test in tests]
 
     u_lo, u_hi, v_lo, v_hi = boxes.T
-    on = per_value(v_lo, lambda x: np.abs(v - x) < 2.5)
-    on |= per_value(v_hi, lambda x: np.abs(v - x) < 2.5)
-    on &= per_value(u_lo, lambda x: u > x - 2)
-    on &= per_value(u_hi, lambda x: u < x + 2)
-    side = per_value(u_lo, lambda x: np.abs(u - x) < 2.5)
-    side |= per_value(u_hi, lambda x: np.abs(u - x) < 2.5)
-    side &= per_value(v_lo, lambda x: v > x - 2)
-    side &= per_value(v_hi, lambda x: v < x + 2)
-    return on | side
+    at_top, below_top = per_value(v_lo, lambda x: np.abs(v - x) < 2.5, lambda x: v > x - 2)
+    at_bottom, above_bottom = per_value(v_hi, lambda x: np.abs(v - x) < 2.5, lambda x: v < x + 2)
+    at_left, right_of_left = per_value(u_lo, lambda x: np.abs(u - x) < 2.5, lambda x: u > x - 2)
+    at_right, left_of_right = per_value(u_hi, lambda x: np.abs(u - x) < 2.5, lambda x: u < x + 2)
+    along = (at_top | at_bottom) & right_of_left & left_of_right
+    across = (at_left | at_right) & below_top & above_bottom
+    return along | across
 
 
 def _peaks(values: np.ndarray, weight: np.ndarray, keep: int, min_count: float) -> list[float]:
@@ -208,11 +208,15 @@ def _pairs(values: np.ndarray) -> np.ndarray:
     return np.sort(np.stack([values[i], values[j]], axis=1), axis=1)
 
 
-def _hypotheses(us: np.ndarray, vs: np.ndarray, aspect: float) -> np.ndarray:
+def _hypotheses(us: np.ndarray, vs: np.ndarray, aspect: float,
+                spans: tuple[float, float] = (0.0, np.inf)) -> np.ndarray:
     """Boxes (u_lo, u_hi, v_lo, v_hi) from side positions: all four sides seen, or three
-    (the fourth placed by the card's aspect ratio)."""
+    (the fourth placed by the card's aspect ratio). Only pairs of sides `spans[0]` to
+    `spans[1]` apart are taken (a card's short side at the least, its long side at most)."""
     out = []
     pu, pv = _pairs(us), _pairs(vs)
+    pu = pu[(pu[:, 1] - pu[:, 0] >= spans[0]) & (pu[:, 1] - pu[:, 0] <= spans[1])]
+    pv = pv[(pv[:, 1] - pv[:, 0] >= spans[0]) & (pv[:, 1] - pv[:, 0] <= spans[1])]
     if len(pu) and len(pv):
         a = np.repeat(pu, len(pv), axis=0)
         b = np.tile(pv, (len(pu), 1))
@@ -298,7 +302,9 @@ def _rectangles(
         min_run = 0.25 * lo * 0.62
         us = _peaks(u[vertical], np.ones(int(vertical.sum())), 6, min_run)
         vs = _peaks(v[horizontal], np.ones(int(horizontal.sum())), 6, min_run)
-        boxes = _hypotheses(np.array(us), np.array(vs), aspect)
+        # a box is a card with long side lo..hi and short side 0.6..0.82 of it: its sides
+        # lie 0.6 lo .. hi apart
+        boxes = _hypotheses(np.array(us), np.array(vs), aspect, (0.6 * lo, hi))
         if len(boxes) == 0:
             continue
         width, height = boxes[:, 1] - boxes[:, 0], boxes[:, 3] - boxes[:, 2]

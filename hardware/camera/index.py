@@ -48,6 +48,7 @@ class Glyphs:
     suit: np.ndarray | None  # (SUIT_SIZE product,) or None when no pip was found
     redness: float  # about 0 for black ink, 0.3 and more for red
     coolness: float = 0.0  # about 0 for black or red ink, 0.3 and more for blue or green
+    left: bool = True  # read in a left corner (top-left, or bottom-right by the half turn)
 
 
 def _normalised(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -133,16 +134,21 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     coloured = suit_pixels & (ink > 0.6)  # red ink makes a red suit...
     if light_ink:  # ... and on a dark card the card's own colour does
         coloured = ~cv2.dilate(mask, _SQUARE3).astype(bool) & (ink < 0.2)
-    return Glyphs(_normalised(rank_patch, RANK_SIZE), w / h, suit, *ink_colour(region, coloured))
+    return Glyphs(_normalised(rank_patch, RANK_SIZE), w / h, suit, *ink_colour(region, coloured),
+                  left=left)
 
 
-def corner_glyphs(picture: np.ndarray) -> list[Glyphs]:
-    """The indices found in the top corners of an upright card picture and of its half turn."""
+def corner_glyphs(picture: np.ndarray, sides: tuple[bool, bool] = (True, True)) -> list[Glyphs]:
+    """The indices found in the top corners of an upright card picture and of its half turn:
+    the left corners (top-left and bottom-right) when `sides[0]`, the right ones when
+    `sides[1]`."""
     h, w = picture.shape[:2]
     rw, rh = round(_REGION[0] * w), round(_PIP_REACH * h)
     out = []
     for pic in (picture, picture[::-1, ::-1]):
         for left, region in ((True, pic[:rh, :rw]), (False, pic[:rh, w - rw :])):
+            if not sides[0 if left else 1]:
+                continue
             found = _corner(np.ascontiguousarray(region), h, w, left)
             if found is not None:
                 out.append(found)
@@ -160,6 +166,9 @@ class IndexModel:
     suit_of: np.ndarray  # (m,) int
     # (4, 2) each suit's ink colour (`ink.suit_colours`); NaN: unknown (the built-in model)
     suit_colours: np.ndarray = field(default_factory=lambda: np.full((len(SUITS), 2), np.nan))
+    # the corners the deck prints its index in: the left ones (top-left and bottom-right), the
+    # right ones; both for the built-in model and for deck files made before this was kept
+    sides: tuple[bool, bool] = (True, True)
 
     @classmethod
     def empty(cls) -> IndexModel:
@@ -169,24 +178,27 @@ class IndexModel:
 
     @classmethod
     def from_pictures(cls, pictures: dict[str, list[np.ndarray]]) -> IndexModel:
-        """Templates from upright card pictures (as warped from a frame) keyed by code."""
+        """Templates from upright card pictures (as warped from a frame) keyed by code, read
+        in the corners the deck prints its index in (`printed_sides`)."""
+        read = {code: [corner_glyphs(pic) for pic in pics] for code, pics in pictures.items()}
+        sides = printed_sides([g for per_pic in read.values() for glyphs in per_pic for g in glyphs],
+                              sum(len(pics) for pics in pictures.values()))
         ranks, aspects, rank_of, suits, suit_of = [], [], [], [], []
         colours: list[tuple[int, float, float]] = []
-        for code, pics in pictures.items():
-            for pic in pics:
-                for g in corner_glyphs(pic):
-                    ranks.append(g.rank)
-                    aspects.append(g.rank_aspect)
-                    rank_of.append(RANKS.index(code[0]))
-                    if g.suit is not None:
-                        suits.append(g.suit)
-                        suit_of.append(SUITS.index(code[1]))
-                        colours.append((SUITS.index(code[1]), g.redness, g.coolness))
+        for code, per_pic in read.items():
+            for g in (g for glyphs in per_pic for g in glyphs if sides[0 if g.left else 1]):
+                ranks.append(g.rank)
+                aspects.append(g.rank_aspect)
+                rank_of.append(RANKS.index(code[0]))
+                if g.suit is not None:
+                    suits.append(g.suit)
+                    suit_of.append(SUITS.index(code[1]))
+                    colours.append((SUITS.index(code[1]), g.redness, g.coolness))
         if not ranks:
             return cls.empty()
         return cls(np.stack(ranks), np.array(aspects), np.array(rank_of),
                    np.stack(suits) if suits else cls.empty().suits, np.array(suit_of, int),
-                   suit_colours(colours))
+                   suit_colours(colours), sides)
 
     _FIELDS = ("ranks", "rank_aspects", "rank_of", "suits", "suit_of", "suit_colours")
 
@@ -194,16 +206,19 @@ class IndexModel:
         """The templates as named arrays, to store beside a deck (half precision)."""
         return {"ranks": self.ranks.astype(np.float16), "rank_aspects": self.rank_aspects,
                 "rank_of": self.rank_of, "suits": self.suits.astype(np.float16),
-                "suit_of": self.suit_of, "suit_colours": self.suit_colours}
+                "suit_of": self.suit_of, "suit_colours": self.suit_colours,
+                "sides": np.array(self.sides)}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> IndexModel:
         missing = [f for f in cls._FIELDS if f not in arrays]
         if missing:
             raise KeyError(f"index templates lack {', '.join(missing)}")
+        sides = arrays["sides"].tolist() if "sides" in arrays else (True, True)
         return cls(arrays["ranks"].astype(np.float32), arrays["rank_aspects"].astype(np.float64),
                    arrays["rank_of"].astype(int), arrays["suits"].astype(np.float32),
-                   arrays["suit_of"].astype(int), arrays["suit_colours"].astype(np.float64))
+                   arrays["suit_of"].astype(int), arrays["suit_colours"].astype(np.float64),
+                   (bool(sides[0]), bool(sides[1])))
 
     def unread(self) -> tuple[str, str]:
         """The ranks and suits of which no index glyph was learnt (RANKS and SUITS letters):
@@ -212,17 +227,27 @@ class IndexModel:
         suits = "".join(s for i, s in enumerate(SUITS) if i not in set(self.suit_of.tolist()))
         return ranks, suits
 
+    def corners(self) -> str:
+        """The corners the index is looked for in, in words."""
+        left, right = self.sides
+        if left and right:
+            return "four"
+        return "top-left and bottom-right" if left else "top-right and bottom-left"
+
     @classmethod
     def merge(cls, models: list[IndexModel]) -> IndexModel:
-        """All the templates of several designs; their suit colours are no one's (NaN)."""
-        return cls(*(np.concatenate([getattr(m, f) for m in models]) for f in cls._FIELDS[:-1]))
+        """All the templates of several designs; their suit colours are no one's (NaN), and
+        they are read in all four corners."""
+        ranks, aspects, rank_of, suits, suit_of = (np.concatenate([getattr(m, f) for m in models])
+                                                   for f in cls._FIELDS[:-1])
+        return cls(ranks, aspects, rank_of, suits, suit_of)
 
     def corner_scores(self, picture: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per corner showing an index: agreement with each rank (k, 13) and suit (k, 4),
         about -1..1 (a suit row is NaN where no pip was found under the rank), and the suit
         pip's colour doubt (k,; `ink.mark_by_colour`; NaN where no pip was found, or where the
         deck's own suit colours decided)."""
-        glyphs = corner_glyphs(picture)
+        glyphs = corner_glyphs(picture, self.sides)
         ranks = np.full((len(glyphs), len(RANKS)), -1.0)
         suits = np.full((len(glyphs), len(SUITS)), np.nan)
         doubts = np.full(len(glyphs), np.nan)
@@ -236,6 +261,20 @@ class IndexModel:
                 np.maximum.at(suits[k], self.suit_of, self.suits @ g.suit)
                 doubts[k] = mark_by_colour(suits[k], g.redness, g.coolness, self.suit_colours)
         return ranks, suits, doubts
+
+
+SIDE_SHARE = 0.5  # a side prints the index when it is read there on this share of the pictures
+
+
+def printed_sides(glyphs: list[Glyphs], pictures: int) -> tuple[bool, bool]:
+    """Which corners a deck prints its index in, from the glyphs read on `pictures` enrolment
+    pictures (each read in all four corners): a side whose corners showed an index on at
+    least `SIDE_SHARE` of them. The others show a pip or a picture's edge now and then, read
+    as a glyph: left out, they neither cost time nor speak. Both when neither side does (a
+    design coding its rank some other way)."""
+    left = sum(g.left for g in glyphs)
+    sides = (left >= SIDE_SHARE * 2 * pictures, len(glyphs) - left >= SIDE_SHARE * 2 * pictures)
+    return sides if any(sides) else (True, True)
 
 
 def face_pictures(face: np.ndarray, size: tuple[int, int]) -> list[np.ndarray]:

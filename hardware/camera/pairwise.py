@@ -69,11 +69,14 @@ def foreign_colour(red: np.ndarray, red_ink: bool) -> np.ndarray:
 
 
 def discriminate(picture: np.ndarray, first: np.ndarray, second: np.ndarray,
-                 foreign: np.ndarray | None = None) -> float:
+                 foreign: np.ndarray | None = None, faces_contrast: bool = False) -> float:
     """Where `picture` lies between two faces (grey planes of one shape, the picture aligned
     on them): about +1 when it is `first`, -1 when it is `second`, near 0 when the places
-    where they differ are hidden or unclear."""
-    x, a, b = _nearest_shift(contrast(picture), contrast(first), contrast(second))
+    where they differ are hidden or unclear. With `faces_contrast` the two faces are given as
+    `contrast` makes them already (a deck keeps its faces so)."""
+    if not faces_contrast:
+        first, second = contrast(first), contrast(second)
+    x, a, b = _nearest_shift(contrast(picture), first, second)
     d = a - b
     mid = x - 0.5 * (a + b)
     num = _blocks(mid * d)

@@ -8,7 +8,7 @@ like no face is face down; one whose best face barely beats the next is "unsure"
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -25,7 +25,7 @@ from hardware.camera.deck import (
 )
 from hardware.camera.detect import find_cards
 from hardware.camera.ink import median
-from hardware.camera.pairwise import discriminate, foreign_colour
+from hardware.camera.pairwise import contrast, discriminate, foreign_colour
 from hardware.camera.snap import snap, warp_source
 
 _WARP = WARP
@@ -284,6 +284,8 @@ class Recognizer:
     far_from_back: tuple[float, float] = (0.35, 0.05)
     calibration: tuple[tuple[float, ...], tuple[float, ...]] = (
         (0.0, 1.0, 2.0, 3.0, 5.0, 10.0), (0.3, 0.7, 0.95, 0.97, 0.99, 0.998))
+    _contrasts: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False,
+                                              compare=False)
 
     def examine(self, frame: np.ndarray) -> list[Look]:
         """Every card-shaped thing, as the recognizer saw it (before deciding)."""
@@ -361,12 +363,18 @@ class Recognizer:
         first, second = _two_best(fused)
         if fused[first] - fused[second] >= 5 * self.min_margin:
             return  # clear already (and most cards are): spare the time
-        fine = self.deck.fine
         red_ink = first // 13 in (1, 2) or second // 13 in (1, 2)  # hearts or diamonds
         foreign = None if reading.red is None else foreign_colour(reading.red, red_ink)
-        say = discriminate(reading.grey, fine[reading.face_of[first]],
-                           fine[reading.face_of[second]], foreign)
+        say = discriminate(reading.grey, self._fine_contrast(reading.face_of[first]),
+                           self._fine_contrast(reading.face_of[second]), foreign,
+                           faces_contrast=True)
         fused[second if say > 0 else first] -= self.pair_weight * abs(say)
+
+    def _fine_contrast(self, face: int) -> np.ndarray:
+        """The deck's fine face `face` as `pairwise.contrast` makes it (kept once made)."""
+        if face not in self._contrasts:
+            self._contrasts[face] = contrast(self.deck.fine[face])
+        return self._contrasts[face]
 
     def _count_pips(self, count: int, fused: np.ndarray) -> None:
         """Where the two leading codes are too close to call, the one whose enrolled pictures

@@ -112,3 +112,27 @@ def test_a_sliver_of_felt_along_the_edge_is_not_ink(tuning_faces: dict) -> None:
     found = corner_glyphs(edged)
     assert len(found) == len(corner_glyphs(clean))
     assert all(g.suit is not None for g in found)
+
+
+def test_a_deck_learns_the_corners_it_prints_its_index_in(tuning_faces: dict,
+                                                          tmp_path: Path) -> None:
+    """svg-standard prints its index top-left (and, turned, bottom-right); the same faces
+    mirrored print it top-right, as svg-oxygen does. An enrolled deck reads only its own
+    corners (the others show a pip now and then, read as a glyph), and still reads its index
+    there; the deck file keeps the corners, and a file made before they were kept reads all
+    four."""
+    mirrored = {code: np.ascontiguousarray(face[:, ::-1]) for code, face in tuning_faces.items()}
+    rng = np.random.default_rng(4)
+    for faces, sides in ((tuning_faces, (True, False)), (mirrored, (False, True))):
+        deck = DeckModel.from_faces(TUNING_DESIGN, faces)
+        assert deck.index.sides == sides
+        small = face_pictures(on_grey(upright(faces["7H"])), WARP)[0]
+        glyphs = corner_glyphs(_noisy(small, rng), sides)
+        assert glyphs and all(g.left == sides[0] for g in glyphs)
+        ranks, _suits, _doubts = deck.index.corner_scores(_noisy(small, rng))
+        assert RANKS[int(np.argmax(ranks.max(axis=0)))] == "7"
+    deck.save(tmp_path / "deck.npz")
+    assert DeckModel.load(tmp_path / "deck.npz").index.sides == (False, True)
+    with np.load(tmp_path / "deck.npz") as data:  # a deck file made before sides were kept
+        np.savez(tmp_path / "older.npz", **{k: data[k] for k in data.files if k != "index_sides"})
+    assert DeckModel.load(tmp_path / "older.npz").index.sides == (True, True)

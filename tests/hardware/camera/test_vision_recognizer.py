@@ -137,6 +137,7 @@ def test_enrolment_says_which_indices_it_could_not_read(tmp_path: Path, capsys) 
     assert main(["vision", "enroll", str(folder), "--out", str(tmp_path / "all.npz")]) == 0
     said = capsys.readouterr().out
     assert "corner index read for every rank and suit" in said
+    assert "index looked for in the top-left and bottom-right corners" in said
     assert "ink colours: spades black, hearts red, diamonds red, clubs black" in said
 
 
