@@ -383,24 +383,7 @@ def _bitten(contour: np.ndarray, lo: float, hi: float,
 
 
 _CLEAR_OUTLINE = 0.7  # a rectangle this well supported by straight runs beats the blob's box
-_SOLID_SHARE = 0.85  # share of a rectangle a blob of the not-felt mask fills, for a card
 _SIZES = (0.84, 1.18)  # long sides of one camera's cards, as shares of the typical one
-
-
-def _clear_longs(mask: np.ndarray, blobs: list[np.ndarray], lo: float, hi: float,
-                 aspect: float) -> list[float]:
-    """The long side of each blob's best rectangle, where straight runs of its outline support
-    it clearly (`_CLEAR_OUTLINE`) and the blob fills it as a card fills its quad: a card
-    blurred or turned, whose blob fills its rectangle too little to be a clean one, still
-    shows the cards' size."""
-    out = []
-    for contour in blobs:
-        rectangles = _rectangles(contour, lo, hi, aspect)
-        if rectangles:
-            support, quad = max(rectangles, key=lambda t: t[0])
-            if support >= _CLEAR_OUTLINE and _inside_share(mask, quad) >= _SOLID_SHARE:
-                out.append(_long_side(quad))
-    return out
 
 
 def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
@@ -419,15 +402,10 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
             complex_blobs.append(contour)
         else:
             simple.append((got[0], contour, got[1], got[2]))
-    if not sized:  # cards of one camera are all about one size; merged ones bigger
-        longs = [s[0] for s in simple]
-        if not solid:  # no paper card to learn from: clear outlines of the other blobs count too
-            longs += _clear_longs(mask, complex_blobs, lo, hi, aspect)
-        if longs:
-            typical = float(np.median(longs))
-            lo, hi = max(lo, _SIZES[0] * typical), min(hi, _SIZES[1] * typical)
-        if simple:
-            aspect = float(np.median([min(s[2][1]) / max(s[2][1]) for s in simple]))
+    if simple and not sized:  # cards of one camera are all about one size; merged ones bigger
+        typical = float(np.median([s[0] for s in simple]))
+        lo, hi = max(lo, _SIZES[0] * typical), min(hi, _SIZES[1] * typical)
+        aspect = float(np.median([min(s[2][1]) / max(s[2][1]) for s in simple]))
     for long, contour, rect, fill in simple:
         if lo <= long <= hi:
             found.append((cv2.boxPoints(rect).astype(np.float64), float(fill)))
@@ -448,7 +426,7 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
             if any(_overlap(quad, other) for other in chosen):
                 continue
             share = _inside_share(mask, quad)
-            if share < (0.6 if solid else _SOLID_SHARE):  # paper holds cards only: bites are fine
+            if share < (0.6 if solid else 0.85):  # paper holds cards only: bites are fine
                 continue
             chosen.append(quad)
             found.append((quad, share))
