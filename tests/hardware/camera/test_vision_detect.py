@@ -201,4 +201,3 @@ def test_a_card_with_two_corners_cut_from_the_paper_is_squared_on_its_sides() ->
         quad = found[0][1]
         error = min(np.abs(np.roll(quad, k, axis=0) - truth).max() for k in range(4))
         assert error < 2.0, f"{angle} degrees: a corner {error:.1f} half-size pixels off"
-
