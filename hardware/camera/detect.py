@@ -209,7 +209,7 @@ def _pairs(values: np.ndarray) -> np.ndarray:
 
 
 def _hypotheses(us: np.ndarray, vs: np.ndarray, aspect: float,
-                spans: tuple[float, float] = (0.0, np.inf)) -> np.ndarray:
+                spans: tuple[float, float]) -> np.ndarray:
     """Boxes (u_lo, u_hi, v_lo, v_hi) from side positions: all four sides seen, or three
     (the fourth placed by the card's aspect ratio). Only pairs of sides `spans[0]` to
     `spans[1]` apart are taken (a card's short side at the least, its long side at most)."""

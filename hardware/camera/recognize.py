@@ -142,18 +142,20 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
     """Compare an upright card picture (and its 180-degree turn) with every face of `deck`,
     then align it on the best face and compare again. A weak reading more like a face than
     like the enrolled back is aligned again to the finest step (`_WEAK_READ`)."""
-    reading = _read(deck, picture, fine=False)
-    if reading.score < _WEAK_READ and 0.0 < reading.back < reading.score:
-        return _read(deck, picture, fine=True)
-    return reading
-
-
-def _read(deck: DeckModel, picture: np.ndarray, fine: bool) -> Reading:
-    """`read_card`, aligning to the finest step when `fine`."""
     planes = fine_planes(picture)
     upright_cells = plane_features(planes)
     both = np.stack([upright_cells, turned_features(upright_cells)])
     scores = _scores(deck, both)
+    reading = _aligned(deck, planes, both, scores, fine=False)
+    if reading.score < _WEAK_READ and 0.0 < reading.back < reading.score:
+        return _aligned(deck, planes, both, scores, fine=True)
+    return reading
+
+
+def _aligned(deck: DeckModel, planes: np.ndarray, both: np.ndarray, scores: np.ndarray,
+             fine: bool) -> Reading:
+    """`read_card` from a picture's planes, its cells both ways up and their scores: aligned
+    on the best face (to the finest step when `fine`) and compared again."""
     flipped, best = divmod(int(np.argmax(scores)), scores.shape[1])
     chosen = np.ascontiguousarray(planes[:, ::-1, ::-1]) if flipped else planes
     cells = both[flipped]
