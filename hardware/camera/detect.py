@@ -387,9 +387,11 @@ _SIZES = (0.84, 1.18)  # long sides of one camera's cards, as shares of the typi
 
 
 def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
-               sized: bool, solid: bool) -> tuple[list[tuple[np.ndarray, float]], float, float, float]:
+               sized: bool, solid: bool, rings: list[tuple[np.ndarray, float]] | None = None
+               ) -> tuple[list[tuple[np.ndarray, float]], float, float, float]:
     """Card quads (half-size pixels) and fills found in one mask; with `sized` False the card
-    size and aspect are first learnt from the clean blobs (and returned)."""
+    size and aspect are first learnt from the clean blobs (and returned; see `_sizes` for
+    `rings`)."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     found: list[tuple[np.ndarray, float]] = []
     complex_blobs = []
@@ -403,7 +405,7 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
         else:
             simple.append((got[0], contour, got[1], got[2]))
     if simple and not sized:  # cards of one camera are all about one size; merged ones bigger
-        typical = float(np.median([s[0] for s in simple]))
+        typical = float(np.median(_sizes(simple, rings or [])))
         lo, hi = max(lo, _SIZES[0] * typical), min(hi, _SIZES[1] * typical)
         aspect = float(np.median([min(s[2][1]) / max(s[2][1]) for s in simple]))
     for long, contour, rect, fill in simple:
@@ -433,6 +435,25 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
     return found, lo, hi, aspect
 
 
+def _sizes(simple: list, rings: list[tuple[np.ndarray, float]]) -> list[float]:
+    """The long sides of the clean blobs `simple` (as `_from_mask` collects them), where a
+    blob holding two or more light-bordered cards (`rings`, each a fifth smaller than it at
+    the least) is two cards touching and gives their long sides instead of its own."""
+    longs: list[float] = []
+    for long, contour, _rect, _fill in simple:
+        inside: list[np.ndarray] = []
+        for quad, _share in rings:
+            centre = quad.mean(axis=0)
+            if (_long_side(quad) > 0.8 * long or cv2.pointPolygonTest(
+                    contour, (float(centre[0]), float(centre[1])), False) <= 0):
+                continue
+            # a card's border gives two rings (its hole and its outer shape): count it once
+            if all(np.hypot(*(centre - other.mean(axis=0))) > 0.25 * long for other in inside):
+                inside.append(quad)
+        longs += [_long_side(quad) for quad in inside] if len(inside) >= 2 else [long]
+    return longs
+
+
 def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 300) -> list[Candidate]:
     """Card-shaped regions of a BGR frame, as quads in full-frame pixels.
 
@@ -448,8 +469,11 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
         grown = quad.mean(axis=0) + 1.08 * (quad - quad.mean(axis=0))
         cv2.fillConvexPoly(rest, np.round(grown).astype(np.int32), 0)
     rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    # no paper to learn the card size from: the cards' light borders tell two dark cards
+    # side by side, one clean blob, from one card
+    rings = [] if found else bordered_cards(light, foreground_mask, lo, hi)
     more, *_ = _from_mask(rest, lo2 if found else lo, hi2 if found else hi, aspect,
-                          sized=bool(found), solid=False)
+                          sized=bool(found), solid=False, rings=rings)
     if not found and len(more) > 2:  # no paper to learn the card size from: learn it here
         longs = np.array([_long_side(quad) for quad, _ in more])
         typical = float(np.median(longs))

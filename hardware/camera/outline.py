@@ -24,6 +24,9 @@ _HOLE_FILL = 0.7  # share of its rectangle a ring's hole fills, at the least: li
 _MAX_BORDER = 9  # half-size pixels: a ring wider than this is no card border
 _NOT_FELT = 0.15  # share of a card's inside that is not felt, at the least (empty boxes: 0)
 _SAMPLES = np.linspace(0.15, 0.85, 24)  # where along each side the ring is probed
+_GAP = np.ones((3, 3), np.uint8)  # a border broken by a pixel (blur, a worn edge) is closed
+_CLEAN = 0.9  # share of its rectangle the hole of a card of the felt's colour fills, at the least
+_ART = 0.03  # ... and share of its inside its light art (pips, a picture) covers
 _HOLES = 0.2  # share of its rectangle a light shape's holes cover, at the least (a ring, not
 # ... a solid white card, which the paper mask finds)
 
@@ -76,6 +79,7 @@ def bordered_cards(light: np.ndarray, not_felt: np.ndarray,
     """Card quads (half-size pixels, with the share of their inside that is not felt) of
     bordered cards: `light` is the half-size mask of grey lines, `not_felt` the foreground
     mask; cards have long sides between `lo` and `hi`."""
+    light = cv2.morphologyEx(light, cv2.MORPH_CLOSE, _GAP)
     contours, hierarchy = cv2.findContours(light, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     links = hierarchy[0] if hierarchy is not None else np.zeros((0, 4), int)
     lengths, areas, spans = _measures(contours)
@@ -98,10 +102,28 @@ def bordered_cards(light: np.ndarray, not_felt: np.ndarray,
         card, within = shape
         patch, inner = _inside(not_felt, within)
         share = np.count_nonzero(patch & inner) / max(int(np.count_nonzero(inner)), 1)
-        if share < _NOT_FELT:  # felt inside: an empty printed box
-            continue
+        if share < _NOT_FELT and not (parent >= 0 and _art_on_felt(light, contour)):
+            continue  # felt inside: an empty printed box
         (rings if parent >= 0 else shapes).append((card, float(share)))
     return rings + shapes
+
+
+def _art_on_felt(light: np.ndarray, hole: np.ndarray) -> bool:
+    """Whether a ring whose inside looks like felt is a card of the felt's colour all the same
+    (red cards on red felt): its hole is a clean rectangle (`_CLEAN`; where printed lines
+    cross, a box cut by the layout's arc is not) holding light art of its own (`_ART`: pips
+    or a picture apart from the ring; an empty box holds none, and light joined to a ring
+    lies outside its hole)."""
+    long, short = cv2.minAreaRect(hole)[1]
+    if cv2.contourArea(hole) < _CLEAN * long * short:
+        return False
+    x, y, w, h = cv2.boundingRect(hole)
+    filled = np.zeros((h, w), np.uint8)
+    cv2.drawContours(filled, [hole - np.array([x, y], np.int32)], -1, 255, cv2.FILLED)
+    inside = cv2.erode(filled, np.ones((5, 5), np.uint8), borderType=cv2.BORDER_CONSTANT,
+                       borderValue=0)  # off the ring's own pixels, at the patch's edges too
+    art = np.count_nonzero(light[y:y + h, x:x + w] & inside)
+    return bool(art >= _ART * max(int(np.count_nonzero(inside)), 1))
 
 
 def _enclosed(light: np.ndarray, hole: np.ndarray, lo: float,

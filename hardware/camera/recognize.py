@@ -73,6 +73,13 @@ _CLEAR_LOOK = 0.75
 _WEAK_READ = 0.5
 
 
+# When the picture's half turn agrees nearly as well (within this) with the best face of
+# another code, that turn is aligned too and the better of the two kept: a design whose art is
+# the same both ways up (svg-oxygen's diagonal sweep, its rank in one corner only) fits a quad
+# a little off better the wrong way up, as the ace of clubs where it is the ace of spades
+_TURN_DOUBT = 0.08
+
+
 def warp_card(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """The card inside `quad` (clockwise, first edge a short side) as an upright picture."""
     w, h = _WARP
@@ -146,19 +153,28 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
     upright_cells = plane_features(planes)
     both = np.stack([upright_cells, turned_features(upright_cells)])
     scores = _scores(deck, both)
-    reading = _aligned(deck, planes, both, scores, fine=False)
+    flipped, best = divmod(int(np.argmax(scores)), scores.shape[1])
+    reading = _aligned(deck, planes, both, scores, bool(flipped), fine=False)
+    rival = int(np.argmax(scores[1 - flipped]))
+    if (deck.codes[rival] != deck.codes[best]
+            and scores[1 - flipped, rival] > scores[flipped, best] - _TURN_DOUBT):
+        turned = _aligned(deck, planes, both, scores, not flipped, fine=False)
+        if turned.score > reading.score:
+            reading = turned
     if reading.score < _WEAK_READ and 0.0 < reading.back < reading.score:
-        return _aligned(deck, planes, both, scores, fine=True)
+        return _aligned(deck, planes, both, scores, reading.flipped, fine=True)
     return reading
 
 
 def _aligned(deck: DeckModel, planes: np.ndarray, both: np.ndarray, scores: np.ndarray,
-             fine: bool) -> Reading:
-    """`read_card` from a picture's planes, its cells both ways up and their scores: aligned
-    on the best face (to the finest step when `fine`) and compared again."""
-    flipped, best = divmod(int(np.argmax(scores)), scores.shape[1])
+             flipped: bool, fine: bool) -> Reading:
+    """`read_card` from a picture's planes, its cells both ways up and their scores: the way
+    up `flipped` aligned on its best face (to the finest step when `fine`) and compared
+    again."""
+    side = int(flipped)
+    best = int(np.argmax(scores[side]))
     chosen = np.ascontiguousarray(planes[:, ::-1, ::-1]) if flipped else planes
-    cells = both[flipped]
+    cells = both[side]
     scores = scores.copy()
     for _ in range(1):
         aligned = _align(chosen, deck.greys[best], fine)
@@ -166,12 +182,12 @@ def _aligned(deck: DeckModel, planes: np.ndarray, both: np.ndarray, scores: np.n
             break
         aligned_cells = plane_features(aligned)
         again = _scores(deck, aligned_cells[None])[0]
-        if again.max() <= scores[flipped].max():
+        if again.max() <= scores[side].max():
             break
         chosen, cells, best = aligned, aligned_cells, int(np.argmax(again))
-        scores[flipped] = again
+        scores[side] = again
     code = deck.codes[best]
-    row = scores[flipped]
+    row = scores[side]
     code_of = deck.code_index()
     others = row[code_of != code_of[best]]
     back = 0.0
