@@ -80,6 +80,12 @@ _WEAK_READ = 0.5
 _TURN_DOUBT = 0.08
 
 
+# A reading agreeing with the enrolled back at least this well, and better than with any face,
+# is a back: its mask's quad is not read again (four in ten of those second reads, and on the
+# tuning frames the same cards found, face up and down)
+_LIKE_BACK = 0.5
+
+
 def warp_card(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """The card inside `quad` (clockwise, first edge a short side) as an upright picture."""
     w, h = _WARP
@@ -332,7 +338,9 @@ class Recognizer:
             picture = warp_card(frame, quad)
             reading = read_card(self.deck, picture)
             close = reading.margin < 2 * self.min_margin and reading.score < _CLEAR_LOOK
-            if reading.score < 0.6 or close:  # the edges may be misread: try the mask's quad
+            like_back = reading.back >= max(reading.score, _LIKE_BACK)
+            # the edges may be misread: try the mask's quad (not for a reading like the back)
+            if (reading.score < 0.6 or close) and not like_back:
                 other_picture = warp_card(frame, candidate.coarse)
                 other = read_card(self.deck, other_picture)
                 if other.score > reading.score:  # the edges were misread: the mask's quad fits
@@ -372,6 +380,12 @@ class Recognizer:
     def look(self, picture: np.ndarray, quad: np.ndarray, reading: Reading | None = None) -> Look:
         """The look at one upright card picture (warped from `quad`; `reading` when made)."""
         reading = reading if reading is not None else read_card(self.deck, picture)
+        if reading.back > reading.score and self.rank_not_down == np.inf:
+            # like the back, the card is face down whatever its corners show (`decide`): they
+            # are not read (a third of the looks at a table)
+            nothing = np.zeros(len(CODES))
+            return Look(quad, reading, reading.per_code.copy(), nothing, nothing.copy(),
+                        np.zeros(4))
         rank, suit, corner_doubt = index_terms(self.deck, picture)
         pips, count, pips_doubt = self.deck.pips.read(picture)
         cap = self.index_cap + self.cap_growth * max(0.0, self.weak_look - reading.score)

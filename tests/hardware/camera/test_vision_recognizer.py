@@ -390,3 +390,26 @@ def test_a_card_whose_art_is_the_same_both_ways_up_is_read_the_right_way_up(monk
     assert told() == "AS"
     monkeypatch.setattr(recognize, "_TURN_DOUBT", 0.0)
     assert told() == "close call: AC or AS"  # the picture's first way up alone, as it was
+
+
+def test_a_card_like_the_back_is_face_down_without_reading_its_corners(faces: dict,
+                                                                        monkeypatch) -> None:
+    """A look more like the enrolled back than like any face is face down whatever its
+    corners show, so the index and the body pips are not read for it (a third of the looks
+    at a table). A face's corners are read."""
+    recognizer = Recognizer(DeckModel.from_faces("tango", faces))
+    w, h = recognize.WARP
+    quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], float)
+
+    def picture(code: str) -> np.ndarray:
+        return cv2.resize(faces[code][:, :, :3], (w, h), interpolation=cv2.INTER_AREA)
+
+    read: list[str] = []
+    index_terms = recognize.index_terms
+    monkeypatch.setattr(recognize, "index_terms", lambda deck, pic: (read.append("index"),
+                                                                    index_terms(deck, pic))[1])
+    back = recognizer.look(picture("back"), quad)
+    assert back.reading.back > back.reading.score and read == []
+    assert (recognizer.decide(back).face, recognizer.decide(back).why) == ("down", "like the back")
+    face = recognizer.look(picture("7H"), quad)
+    assert read == ["index"] and recognizer.decide(face).card == "7H"
