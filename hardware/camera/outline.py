@@ -18,9 +18,10 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-_HOLE_FILL = 0.7  # share of its rectangle a ring's hole fills, at the least: light art joined to
-# the border bites into it (a court card of the felt's colour), and a printed line the card lies
-# on joins the ring to the line, so that the light shape's own outline is no card's
+_HOLE_FILL = 0.62  # share of its rectangle a ring's hole fills, at the least: light art joined
+# to the border bites into it (a court card of the felt's colour: guyenne-classic's queen of
+# clubs on blue felt, 0.67), and a printed line the card lies on joins the ring to the line, so
+# that the light shape's own outline is no card's (0.7 until the eleventh session)
 _MAX_BORDER = 9  # half-size pixels: a ring wider than this is no card border
 _NOT_FELT = 0.15  # share of a card's inside that is not felt, at the least (empty boxes: 0)
 _SAMPLES = np.linspace(0.15, 0.85, 24)  # where along each side the ring is probed

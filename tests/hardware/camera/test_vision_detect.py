@@ -205,6 +205,23 @@ def test_two_dark_cards_touching_are_told_from_one_card_by_their_borders() -> No
     assert len(alone) == 1 and _long_side(alone[0][0]) > 120  # one card, as it was
 
 
+def test_light_art_biting_a_third_out_of_a_cards_ring_still_leaves_the_card(monkeypatch) -> None:
+    """guyenne-classic's queen of clubs on blue felt, lying on a printed line: the white of her
+    face and collar, joined to the border, leaves a hole filling 0.67 of its rectangle
+    (tuning frames: that queen missed twice with the limit at 0.7)."""
+    light = np.zeros((300, 300), np.uint8)
+    not_felt = np.zeros_like(light)
+    cv2.rectangle(light, (50, 50), (120, 150), 255, 3)  # a card's border, 70 x 100
+    cv2.line(light, (10, 150), (290, 150), 255, 3)  # a printed line along its bottom side
+    cv2.fillConvexPoly(light, np.array([[52, 52], [118, 52], [52, 115]], np.int32), 255)
+    cv2.rectangle(not_felt, (50, 50), (120, 150), 255, -1)
+    found = outline.bordered_cards(light, not_felt, 80, 130)
+    assert len(found) == 1, found
+    assert np.allclose(np.sort(found[0][0][:, 1]), [50, 50, 150, 150], atol=3)
+    monkeypatch.setattr(outline, "_HOLE_FILL", 0.7)
+    assert outline.bordered_cards(light, not_felt, 80, 130) == []
+
+
 def test_a_scrap_among_few_cards_does_not_shut_out_a_bordered_card() -> None:
     """The border pass looks for cards at the size of those the masks found. With two found,
     one a scrap of a card (59 half-size pixels long against 83), the median is no card's
