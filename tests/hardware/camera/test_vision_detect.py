@@ -7,7 +7,8 @@ import cv2
 import numpy as np
 
 import hardware.camera.outline as outline
-from hardware.camera.detect import _from_mask, _long_side, _outlined, _rectangles, find_cards, masks
+from hardware.camera.detect import _from_mask, _long_side, _outlined, find_cards, masks
+from hardware.camera.rectangles import rectangles
 from hardware.camera.synth.layout import CARD_ASPECT, random_deal
 from hardware.camera.synth.scene import frames, make_table, render
 
@@ -264,7 +265,7 @@ def test_a_card_with_two_corners_cut_from_the_paper_is_squared_on_its_sides() ->
     is their mean, so the quad lies on the card's sides although two corners are missing."""
     for angle in (2, 3, 4, 5, 6, 7):
         contour, truth = _corners_cut(angle)
-        found = sorted(_rectangles(contour, 50, 120, 0.7, fine_turn=True), key=lambda r: -r[0])
+        found = sorted(rectangles(contour, 50, 120, 0.7, fine_turn=True), key=lambda r: -r[0])
         assert found, f"no rectangle at {angle} degrees"
         quad = found[0][1]
         error = min(np.abs(np.roll(quad, k, axis=0) - truth).max() for k in range(4))
