@@ -250,6 +250,12 @@ class Look:
     colour_doubt: float = float("nan")  # the larger of the corner pip's and body pips' (NaN: none)
 
     @property
+    def lead(self) -> float:
+        """How far the best code's fused score leads the next code's."""
+        best, second = _two_best(self.fused)
+        return float(self.fused[best] - self.fused[second])
+
+    @property
     def clear(self) -> float:
         """How clearly a corner index shows: the weaker of its best rank and suit agreements."""
         return float(min(self.rank.max(), self.suit.max()))
@@ -308,6 +314,8 @@ class Recognizer:
     index_face_up: float = 0.7  # a clear index makes a card face up even unlike every face
     snap_below: float = 0.8  # a card not read, its whole-card agreement under this: move its quad
     snap_fit: float = 0.6  # ... onto the face, and read it there when it fits that well (and better)
+    snap_close_calls: bool = True  # a close call's quad moved so too, whatever its agreement,
+    # and read there when its best code leads by more
     back_snap_below: float = 0.5  # a card not face down, agreeing less: move its quad onto the back
     pair_weight: float = 0.3  # the full-detail look at the two leading codes (`pairwise`)
     pip_weight: float = 1.0  # the body pips' say on the suit (`pips`), costing at most
@@ -351,31 +359,40 @@ class Recognizer:
     def _second_look(self, frame: np.ndarray, look: Look) -> Look:
         """A weak look again with its quad moved (`snap`) onto what it may be: a card not
         read onto the face it was read as, when the card there fits that face `snap_fit` and
-        better than before (a back, pulled onto a face, fits it half-way at best); a card not
+        better than before (a back, pulled onto a face, fits it half-way at best), and a close
+        call so however well it fitted, when its best code leads by more there (a quad a few
+        pixels off hides where two faces differ: an index at the edge); a card not
         face down onto the enrolled back, when the back there fits `snap_fit` and better than
         any face (a back's quad off, its face-like pattern read as a card). Else the same."""
         reading = look.reading
-        face = self.decide(look).face
-        if face != "up" and reading.back < reading.score < self.snap_below:
+        sighting = self.decide(look)
+        face = sighting.face
+        close = self.snap_close_calls and sighting.why.startswith(_UNSURE[0])
+        if face != "up" and reading.back < reading.score and (reading.score < self.snap_below
+                                                              or close):
             best = self.deck.greys[reading.face_of[CODES.index(reading.code)]]
             return self._moved(frame, look, best, lambda again: again.score >= max(
-                self.snap_fit, reading.score))
+                self.snap_fit, reading.score), close)
         if face != "down" and reading.score < self.back_snap_below and len(self.deck.back_greys):
             return self._moved(frame, look, self.deck.back_greys[0], lambda again: (
                 again.back >= max(self.snap_fit, again.score)))
         return look
 
     def _moved(self, frame: np.ndarray, look: Look, template: np.ndarray,
-               fits: Callable[[Reading], bool]) -> Look:
+               fits: Callable[[Reading], bool], clearer: bool = False) -> Look:
         """The look with its quad snapped onto `template` (a grey face or back), when the
-        reading there `fits`; else the same look."""
+        reading there `fits` (and, with `clearer`, its best code leads by more); else the
+        same look."""
         quad = np.roll(look.quad, 2, axis=0) if look.reading.flipped else look.quad
         moved = snap(frame, quad, template)
         if moved is None:
             return look
         picture = warp_card(frame, moved)
         again = read_card(self.deck, picture)
-        return self.look(picture, moved, again) if fits(again) else look
+        if not fits(again):
+            return look
+        moved_look = self.look(picture, moved, again)
+        return look if clearer and moved_look.lead <= look.lead else moved_look
 
     def look(self, picture: np.ndarray, quad: np.ndarray, reading: Reading | None = None) -> Look:
         """The look at one upright card picture (warped from `quad`; `reading` when made)."""
@@ -446,7 +463,7 @@ class Recognizer:
         center = (float(quad[:, 0].mean()), float(quad[:, 1].mean()))
         corners = tuple((float(x), float(y)) for x, y in quad)
         best, second = _two_best(fused)
-        lead = float(fused[best] - fused[second])
+        lead = look.lead
         gap, clear_lead = self.far_from_back
         looks_unlike = (reading.score < self.min_score and look.clear < self.index_face_up
                         and not (reading.score - reading.back >= gap and lead >= clear_lead))
