@@ -370,21 +370,23 @@ class Recognizer:
         close = self.snap_close_calls and sighting.why.startswith(_UNSURE[0])
         if face != "up" and reading.back < reading.score and (reading.score < self.snap_below
                                                               or close):
-            best = self.deck.greys[reading.face_of[CODES.index(reading.code)]]
+            at = reading.face_of[CODES.index(reading.code)]
+            best = self.deck.greys[at], self.deck.fine[at] if len(self.deck.fine) else None
             return self._moved(frame, look, best, lambda again: again.score >= max(
                 self.snap_fit, reading.score), close)
         if face != "down" and reading.score < self.back_snap_below and len(self.deck.back_greys):
-            return self._moved(frame, look, self.deck.back_greys[0], lambda again: (
+            return self._moved(frame, look, (self.deck.back_greys[0], None), lambda again: (
                 again.back >= max(self.snap_fit, again.score)))
         return look
 
-    def _moved(self, frame: np.ndarray, look: Look, template: np.ndarray,
+    def _moved(self, frame: np.ndarray, look: Look,
+               template: tuple[np.ndarray, np.ndarray | None],
                fits: Callable[[Reading], bool], clearer: bool = False) -> Look:
-        """The look with its quad snapped onto `template` (a grey face or back), when the
-        reading there `fits` (and, with `clearer`, its best code leads by more); else the
-        same look."""
+        """The look with its quad snapped onto `template` (a grey face or back, and the face
+        at full detail or None: `snap`), when the reading there `fits` (and, with `clearer`,
+        its best code leads by more); else the same look."""
         quad = np.roll(look.quad, 2, axis=0) if look.reading.flipped else look.quad
-        moved = snap(frame, quad, template)
+        moved = snap(frame, quad, *template)
         if moved is None:
             return look
         picture = warp_card(frame, moved)

@@ -16,7 +16,7 @@ import numpy as np
 from hardware.camera.deck import CANON, INSET
 
 MARGIN = 0.25  # share of the card's width and height searched beyond each side
-_SIGMA = 1.0  # blur of the face, as the camera blurs a card
+_SIGMA = 1.0  # blur of the face at CANON size, as the camera blurs a card
 
 
 def _side(quad: np.ndarray) -> float:
@@ -57,14 +57,27 @@ def _frame_grey(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int]
     return canvas, matrix
 
 
-def snap(frame: np.ndarray, quad: np.ndarray, face: np.ndarray) -> np.ndarray | None:
+def snap(frame: np.ndarray, quad: np.ndarray, face: np.ndarray,
+         detail: np.ndarray | None = None) -> np.ndarray | None:
     """The quad (clockwise from the card's own top-left as `face` shows it) moved to where
     `face` (a grey face or back as `DeckModel.greys` and `back_greys` hold them: inset,
-    CANON size) best lies in `frame`; None when the search fails or wanders off."""
-    w, h = CANON
+    CANON size) best lies in `frame`; then, given the same face at full `detail` (as
+    `DeckModel.fine` holds it), moved again from there by that: a pixel at CANON is two or
+    three on the felt, but the search at full detail finds the card only from nearby. None
+    when the search fails or wanders off."""
+    moved = _search(frame, quad, face)
+    if moved is None or detail is None:
+        return moved
+    closer = _search(frame, moved, detail)
+    return moved if closer is None else closer
+
+
+def _search(frame: np.ndarray, quad: np.ndarray, face: np.ndarray) -> np.ndarray | None:
+    """`snap` onto one face (of any size, in CANON's proportions)."""
+    h, w = face.shape
     size = (round(w * (1 + 2 * MARGIN)), round(h * (1 + 2 * MARGIN)))
     canvas, to_canvas = _frame_grey(frame, quad, size)
-    template = cv2.GaussianBlur(face.astype(np.float32), (0, 0), _SIGMA)
+    template = cv2.GaussianBlur(face.astype(np.float32), (0, 0), _SIGMA * w / CANON[0])
     cw, ch = size[0] / (1 + 2 * MARGIN), size[1] / (1 + 2 * MARGIN)
     # template pixel -> canvas: the face is the card inset by INSET on each side
     sx, sy = cw * (1 - 2 * INSET) / w, ch * (1 - 2 * INSET) / h
