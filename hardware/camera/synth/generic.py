@@ -44,6 +44,7 @@ GENERIC: dict[str, Any] = {
     "far_from_back": (float("inf"), float("inf")),  # other designs' backs: no such evidence
     "snap_below": 0.0,  # another design's face or back is no outline to move a quad onto
     "back_snap_below": 0.0,
+    "snap_close_calls": False,
 }
 
 
