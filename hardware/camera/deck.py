@@ -90,20 +90,31 @@ def plane_features(planes: np.ndarray) -> np.ndarray:
         return cut.transpose(0, 2, 1, 3).reshape(GRID[0] * GRID[1], ch * cw)
 
     grid = _normalise(tiles(grey), tiles(red), dims)
-    kw, kh = round(0.22 * 2 * w), round(0.3 * 2 * h)
-    corner_grey, corner_red = [], []
-    for top, left in ((True, True), (True, False), (False, False), (False, True)):
-        rows = slice(0, kh) if top else slice(2 * h - kh, 2 * h)
-        cols = slice(0, kw) if left else slice(2 * w - kw, 2 * w)
-        corner_grey.append(cv2.resize(grey_f[rows, cols], _CORNER, interpolation=cv2.INTER_AREA))
-        corner_red.append(cv2.resize(red_f[rows, cols], _CORNER, interpolation=cv2.INTER_AREA))
-    corners = _normalise(np.stack(corner_grey).reshape(4, -1), np.stack(corner_red).reshape(4, -1),
-                         dims)
+    kw, kh = _CORNER_REGION
+    # the four corners (clockwise from top-left) of both planes, shrunk to _CORNER: as
+    # cv2.resize(..., INTER_AREA) does, by its two (linear) maps at once
+    patches = np.stack([
+        planes[:, :kh, :kw], planes[:, :kh, 2 * w - kw:],
+        planes[:, 2 * h - kh:, 2 * w - kw:], planes[:, 2 * h - kh:, :kw]], axis=1)
+    shrunk = np.matmul(np.matmul(_CORNER_ROWS, patches), _CORNER_COLS)  # (2, 4, 28, 18)
+    corners = _normalise(shrunk[0].reshape(4, -1), shrunk[1].reshape(4, -1), dims)
     return np.concatenate([grid, corners])
 
 
 CORNER_CELLS = 4
 _CORNER = (18, 28)
+_CORNER_REGION = (round(0.22 * 2 * CANON[0]), round(0.3 * 2 * CANON[1]))  # width, height
+
+
+def _area_map(size: int, to: int) -> np.ndarray:
+    """cv2.resize's INTER_AREA along one axis from `size` to `to` pixels, as a (to, size)
+    matrix (it is linear)."""
+    return np.asarray(cv2.resize(np.eye(size, dtype=np.float32), (size, to),
+                                 interpolation=cv2.INTER_AREA))
+
+
+_CORNER_ROWS = _area_map(_CORNER_REGION[1], _CORNER[1])
+_CORNER_COLS = np.ascontiguousarray(_area_map(_CORNER_REGION[0], _CORNER[0]).T)
 
 
 def _turn_index() -> np.ndarray:
