@@ -32,6 +32,9 @@ class Candidate:
     quad: np.ndarray  # 4x2 float, the sides moved onto the card's edges
     fill: float  # share of the quad covered by foreground
     coarse: np.ndarray  # 4x2 float, the quad as the half-size mask gave it
+    # other rectangles the blob's outline supports over the same place (full-frame, ordered,
+    # not moved onto edges): for the reader to try when it cannot read the quad
+    others: tuple[np.ndarray, ...] = ()
 
 
 def _felt_basis(tiny: np.ndarray) -> np.ndarray:
@@ -215,17 +218,45 @@ def _bitten(contour: np.ndarray, lo: float, hi: float,
 
 
 _CLEAR_OUTLINE = 0.7  # a rectangle this well supported by straight runs beats the blob's box
+_OTHERS = 3  # other rectangles kept with a quad from a blob's outline
+_UNLIKE = 0.1  # ... each unlike the quad and the others by this share of its long side
+
+
+def _unlike(quads: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How far each of `quads` (k, 4, 2) lies from the quad `b`: how far its corner farthest
+    from every corner of `b` lies from the nearest of them."""
+    return np.linalg.norm(quads[:, :, None] - b[None, None], axis=3).min(axis=2).max(axis=1)
+
+
+def _others(quad: np.ndarray, supported: list[tuple[float, np.ndarray]]) -> tuple[np.ndarray, ...]:
+    """Up to `_OTHERS` rectangles of `supported` (best supported first) centred within half
+    a card of `quad`, each unlike it and the others kept (`_UNLIKE`): a card and a box line, or a card
+    with a hand on it, support more than one card-shaped rectangle, and the best supported is
+    not always the card."""
+    if not supported:
+        return ()
+    quads = np.stack([other for _support, other in supported])
+    long = _long_side(quad)
+    near = np.linalg.norm(quads.mean(axis=1) - quad.mean(axis=0), axis=1) < 0.5 * long
+    quads = quads[near & (_unlike(quads, quad) > _UNLIKE * long)]
+    kept: list[np.ndarray] = []
+    while len(quads) and len(kept) < _OTHERS:
+        kept.append(quads[0])
+        quads = quads[_unlike(quads, quads[0]) > _UNLIKE * long]
+    return tuple(kept)
 _SIZES = (0.84, 1.18)  # long sides of one camera's cards, as shares of the typical one
 
 
 def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
                sized: bool, solid: bool, rings: list[tuple[np.ndarray, float]] | None = None
-               ) -> tuple[list[tuple[np.ndarray, float]], float, float, float]:
+               ) -> tuple[list[tuple[np.ndarray, float]], float, float, float,
+                          list[tuple[np.ndarray, ...]]]:
     """Card quads (half-size pixels) and fills found in one mask; with `sized` False the card
     size and aspect are first learnt from the clean blobs (and returned; see `_sizes` for
-    `rings`)."""
+    `rings`); and for each quad, the `_others` its blob's outline supports."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     found: list[tuple[np.ndarray, float]] = []
+    others: list[tuple[np.ndarray, ...]] = []
     complex_blobs = []
     simple = []
     for contour in contours:
@@ -243,6 +274,7 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
     for long, contour, rect, fill in simple:
         if lo <= long <= hi:
             found.append((cv2.boxPoints(rect).astype(np.float64), float(fill)))
+            others.append(())
         else:
             complex_blobs.append(contour)
     if solid and not simple and not sized:
@@ -254,6 +286,7 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
             bitten = _bitten(contour, lo, hi, aspect)
         if bitten is not None:  # a card with a bite out of it (a hand), its corners still there
             found.append(bitten)
+            others.append(_others(bitten[0], supported))
             continue
         chosen: list[np.ndarray] = []
         for _support, quad in supported:
@@ -264,7 +297,8 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
                 continue
             chosen.append(quad)
             found.append((quad, share))
-    return found, lo, hi, aspect
+            others.append(_others(quad, supported))
+    return found, lo, hi, aspect, others
 
 
 def _sizes(simple: list, rings: list[tuple[np.ndarray, float]]) -> list[float]:
@@ -295,7 +329,7 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
     """
     foreground_mask, paper, light = _masks(frame)
     lo, hi = min_height * WORK_SCALE, max_height * WORK_SCALE
-    found, lo2, hi2, aspect = _from_mask(paper, lo, hi, 0.7, sized=False, solid=True)
+    found, lo2, hi2, aspect, others = _from_mask(paper, lo, hi, 0.7, sized=False, solid=True)
     rest = foreground_mask.copy()
     for quad, _fill_share in found:
         grown = quad.mean(axis=0) + 1.08 * (quad - quad.mean(axis=0))
@@ -304,20 +338,23 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
     # no paper to learn the card size from: the cards' light borders tell two dark cards
     # side by side, one clean blob, from one card
     rings = [] if found else bordered_cards(light, foreground_mask, lo, hi)
-    more, *_ = _from_mask(rest, lo2 if found else lo, hi2 if found else hi, aspect,
-                          sized=bool(found), solid=False, rings=rings)
+    more, *_, more_others = _from_mask(rest, lo2 if found else lo, hi2 if found else hi,
+                                       aspect, sized=bool(found), solid=False, rings=rings)
     if not found and len(more) > 2:  # no paper to learn the card size from: learn it here
         longs = np.array([_long_side(quad) for quad, _ in more])
         typical = float(np.median(longs))
         if ((longs < _SIZES[0] * typical) | (longs > _SIZES[1] * typical)).any():
             # some are two cards or scraps: search again at the size most have
-            more, *_ = _from_mask(rest, max(lo, _SIZES[0] * typical),
-                                  min(hi, _SIZES[1] * typical), aspect, sized=True, solid=False)
+            more, *_, more_others = _from_mask(rest, max(lo, _SIZES[0] * typical),
+                                               min(hi, _SIZES[1] * typical), aspect, sized=True,
+                                               solid=False)
+    outlined = _outlined(light, foreground_mask, found + more, lo, hi)
     out = []
-    for quad, share in found + more + _outlined(light, foreground_mask,
-                                                 found + more, lo, hi):
-        full = quad / WORK_SCALE
-        out.append(Candidate(refine_quad(frame, _order(full)), share, _order(full)))
+    for (quad, share), alike in zip(found + more + outlined,
+                                    others + more_others + [()] * len(outlined), strict=True):
+        full = _order(quad / WORK_SCALE)
+        out.append(Candidate(refine_quad(frame, full), share, full,
+                             tuple(_order(other / WORK_SCALE) for other in alike)))
     return out
 
 

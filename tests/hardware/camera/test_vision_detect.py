@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 import hardware.camera.outline as outline
-from hardware.camera.detect import _from_mask, _long_side, _outlined, find_cards, masks
+from hardware.camera.detect import _from_mask, _long_side, _others, _outlined, find_cards, masks
 from hardware.camera.rectangles import rectangles
 from hardware.camera.synth.layout import CARD_ASPECT, random_deal
 from hardware.camera.synth.scene import frames, make_table, render
@@ -270,3 +270,24 @@ def test_a_card_with_two_corners_cut_from_the_paper_is_squared_on_its_sides() ->
         quad = found[0][1]
         error = min(np.abs(np.roll(quad, k, axis=0) - truth).max() for k in range(4))
         assert error < 2.0, f"{angle} degrees: a corner {error:.1f} half-size pixels off"
+
+
+def test_other_rectangles_over_the_same_place_are_kept_unlike_each_other() -> None:
+    """With a quad from a blob's outline go up to three other rectangles the outline
+    supports over the same place, best supported first, none a near copy of the quad or of
+    another kept: a sideways card cut to two thirds by glare supports a card-sized upright
+    rectangle (chosen) and the card itself."""
+    def box(x: float, y: float, w: float, h: float) -> np.ndarray:
+        return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
+    chosen = box(100, 100, 62, 88)
+    supported = [
+        (0.9, chosen),
+        (0.85, box(101, 100, 62, 88)),  # the same, a pixel over
+        (0.7, box(60, 100, 88, 62)),  # the card lying sideways, to the left
+        (0.65, box(61, 101, 88, 62)),  # ... a near copy of it
+        (0.6, box(400, 100, 62, 88)),  # another place
+        (0.5, box(100, 130, 62, 88)),  # lower by a third
+    ]
+    kept = _others(chosen, supported)
+    assert [k[0].tolist() for k in kept] == [[60, 100], [100, 130]]
+    assert _others(chosen, []) == ()
