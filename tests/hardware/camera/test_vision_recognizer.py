@@ -453,3 +453,22 @@ def test_a_card_not_read_is_read_on_another_rectangle_its_blob_supports(monkeypa
     assert told() == "3D"
     monkeypatch.setattr(recognize, "_OTHER_SHAPES_BELOW", 0.0)
     assert told() == "like no face"
+
+
+def test_a_clear_back_is_not_aligned_on_a_face(faces: dict, monkeypatch) -> None:
+    """Alignment on the best face is most of a reading's time, and a third of the looks at a
+    table are backs: a picture agreeing with the enrolled back well (`_LIKE_BACK`) and far
+    better than with any face (`_BACK_LEAD`) is not aligned. A face is."""
+    deck = DeckModel.from_faces("tango", faces)
+    w, h = recognize.WARP
+    calls: list[int] = []
+    align = recognize._align
+    monkeypatch.setattr(recognize, "_align", lambda *a: (calls.append(1), align(*a))[1])
+
+    def picture(code: str) -> np.ndarray:
+        return cv2.resize(faces[code][:, :, :3], (w, h), interpolation=cv2.INTER_AREA)
+
+    back = recognize.read_card(deck, picture("back"))
+    assert back.back > back.score + recognize._BACK_LEAD and calls == []
+    face = recognize.read_card(deck, picture("9C"))
+    assert face.code == "9C" and face.back < face.score and len(calls) >= 1
