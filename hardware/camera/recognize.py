@@ -142,11 +142,14 @@ class Reading:
     red: np.ndarray | None = None  # ... and its redness (red less the mean of green and blue)
 
 
-def _unaligned_score(deck: DeckModel, picture: np.ndarray) -> float:
-    """How well an upright card picture agrees with its best face either way up, before
-    any alignment (a quick look)."""
-    cells = plane_features(fine_planes(picture))
-    return float(_scores(deck, np.stack([cells, turned_features(cells)])).max())
+def _unaligned(deck: DeckModel, picture: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An upright card picture's planes, its cells both ways up (2, cells, dims) and their
+    agreement with every face (2, n), before any alignment."""
+    planes = fine_planes(picture)
+    upright_cells = plane_features(planes)
+    both = np.stack([upright_cells, turned_features(upright_cells)])
+    return planes, both, _scores(deck, both)
 
 
 def _scores(deck: DeckModel, both: np.ndarray) -> np.ndarray:
@@ -181,10 +184,7 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
     """Compare an upright card picture (and its 180-degree turn) with every face of `deck`,
     then align it on the best face and compare again. A weak reading more like a face than
     like the enrolled back is aligned again to the finest step (`_WEAK_READ`)."""
-    planes = fine_planes(picture)
-    upright_cells = plane_features(planes)
-    both = np.stack([upright_cells, turned_features(upright_cells)])
-    scores = _scores(deck, both)
+    planes, both, scores = _unaligned(deck, picture)
     flipped, best = divmod(int(np.argmax(scores)), scores.shape[1])
     reading = _aligned(deck, planes, both, scores, bool(flipped), fine=False)
     rival = int(np.argmax(scores[1 - flipped]))
@@ -398,7 +398,7 @@ class Recognizer:
         if look.reading.back >= look.reading.score:
             return look
         # by a quick look first: the likeliest is read in full when it is near (`_QUICK_SLACK`)
-        quick = [(_unaligned_score(self.deck, warp_card(frame, other)), k)
+        quick = [(float(_unaligned(self.deck, warp_card(frame, other))[2].max()), k)
                  for k, other in enumerate(others)]
         first, k = max(quick)
         if first < look.reading.score - _QUICK_SLACK:
