@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dealer_assist.cli import main
-from hardware.camera import recognize
+from hardware.camera import reading, recognize
 from hardware.camera.deck import (
     CODES,
     DeckError,
@@ -367,7 +367,7 @@ def test_a_weak_reading_like_a_face_is_aligned_again_finely(monkeypatch) -> None
         return near[0].card or near[0].face if near else "missed"
 
     assert told(recognizer(frame.image)) == "down"
-    monkeypatch.setattr(recognize, "_WEAK_READ", 0.0)
+    monkeypatch.setattr(reading, "_WEAK_READ", 0.0)
     assert told(recognizer(frame.image)) == "JS"  # the coarse alignment alone, as it was
 
 
@@ -389,7 +389,7 @@ def test_a_card_whose_art_is_the_same_both_ways_up_is_read_the_right_way_up(monk
         return near[0].card or near[0].why if near else "missed"
 
     assert told() == "AS"
-    monkeypatch.setattr(recognize, "_TURN_DOUBT", 0.0)
+    monkeypatch.setattr(reading, "_TURN_DOUBT", 0.0)
     assert told() == "close call: AC or AS"  # the picture's first way up alone, as it was
 
 
@@ -399,7 +399,7 @@ def test_a_card_like_the_back_is_face_down_without_reading_its_corners(faces: di
     corners show, so the index and the body pips are not read for it (a third of the looks
     at a table). A face's corners are read."""
     recognizer = Recognizer(DeckModel.from_faces("tango", faces))
-    w, h = recognize.WARP
+    w, h = reading.WARP
     quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], float)
 
     def picture(code: str) -> np.ndarray:
@@ -457,18 +457,18 @@ def test_a_card_not_read_is_read_on_another_rectangle_its_blob_supports(monkeypa
 
 def test_a_clear_back_is_not_aligned_on_a_face(faces: dict, monkeypatch) -> None:
     """Alignment on the best face is most of a reading's time, and a third of the looks at a
-    table are backs: a picture agreeing with the enrolled back well (`_LIKE_BACK`) and far
+    table are backs: a picture agreeing with the enrolled back well (`LIKE_BACK`) and far
     better than with any face (`_BACK_LEAD`) is not aligned. A face is."""
     deck = DeckModel.from_faces("tango", faces)
-    w, h = recognize.WARP
+    w, h = reading.WARP
     calls: list[int] = []
-    align = recognize._align
-    monkeypatch.setattr(recognize, "_align", lambda *a: (calls.append(1), align(*a))[1])
+    align = reading._align
+    monkeypatch.setattr(reading, "_align", lambda *a: (calls.append(1), align(*a))[1])
 
     def picture(code: str) -> np.ndarray:
         return cv2.resize(faces[code][:, :, :3], (w, h), interpolation=cv2.INTER_AREA)
 
-    back = recognize.read_card(deck, picture("back"))
-    assert back.back > back.score + recognize._BACK_LEAD and calls == []
-    face = recognize.read_card(deck, picture("9C"))
+    back = reading.read_card(deck, picture("back"))
+    assert back.back > back.score + reading._BACK_LEAD and calls == []
+    face = reading.read_card(deck, picture("9C"))
     assert face.code == "9C" and face.back < face.score and len(calls) >= 1

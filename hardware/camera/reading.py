@@ -1,0 +1,189 @@
+"""The whole-card reading: an upright card picture compared with every face of a deck.
+
+A card found on the felt is warped upright (`warp_card`); its cells (`deck.plane_features`),
+both ways up, are compared with every face's, the picture is aligned on the best face (ECC,
+affine) and compared again (`read_card`). Cells that agree with no face (a hand, chips) are
+left out. What the corner index and the body pips say is fused in by `recognize`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from hardware.camera.deck import (
+    CANON,
+    CODES,
+    CORNER_CELLS,
+    WARP,
+    DeckModel,
+    fine_planes,
+    plane_features,
+    turned_features,
+)
+from hardware.camera.ink import median
+from hardware.camera.snap import warp_source
+
+# A reading agreeing less than this with its best face, and yet more with it than with the
+# enrolled back, is aligned again to the finest step: whether a card is a back or a face may
+# rest on the last pixel of that alignment (tuning frames: a back read as the jack of spades,
+# another as the king of clubs, when aligned only until a step gained under 0.01)
+_WEAK_READ = 0.5
+
+
+# When the picture's half turn agrees nearly as well (within this) with the best face of
+# another code, that turn is aligned too and the better of the two kept: a design whose art is
+# the same both ways up (svg-oxygen's diagonal sweep, its rank in one corner only) fits a quad
+# a little off better the wrong way up, as the ace of clubs where it is the ace of spades
+_TURN_DOUBT = 0.08
+
+
+# A reading agreeing with the enrolled back at least this well, and better than with any face,
+# is a back: its mask's quad is not read again (four in ten of those second reads, and on the
+# tuning frames the same cards found, face up and down)
+LIKE_BACK = 0.5
+
+
+# ... and one agreeing with it so well (`LIKE_BACK`) and this much better than with any face
+# before alignment is not aligned on a face at all: 7.7 -> 6.6 alignments a frame, and on the
+# tuning frames (four sets) one card more read, none fewer
+_BACK_LEAD = 0.1
+
+
+def warp_card(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The card inside `quad` (clockwise, first edge a short side) as an upright picture."""
+    w, h = WARP
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    to_canvas = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    region, matrix = warp_source(frame, to_canvas, (w, h),
+                                 3.0 * h / max(1.0, float(np.linalg.norm(quad[3] - quad[0]))))
+    return cv2.warpPerspective(region, matrix, (w, h), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _agreement(per_cell: np.ndarray) -> np.ndarray:
+    """Scores (..., n) from per-cell agreements (..., n, cells).
+
+    A cell that agrees with no face at all is hidden (a hand, chips, glare) and is left
+    out; the corner cells, where the indices are, count twice.
+    """
+    best = per_cell.max(axis=-2, keepdims=True)  # (..., 1, cells)
+    cutoff = np.minimum(0.5, median(best, axis=-1)[..., None] - 0.25)
+    weight = (best > cutoff).astype(np.float32)
+    weight[..., -CORNER_CELLS:] *= 2.0
+    return (per_cell * weight).sum(axis=-1) / np.maximum(weight.sum(axis=-1), 1.0)
+
+
+@dataclass
+class Reading:
+    code: str
+    score: float  # agreement with the best face, about 0..1
+    margin: float  # how much the best face beats the best face of another card
+    back: float  # agreement with an enrolled back (0 when none is enrolled)
+    flipped: bool  # the card lies upside down relative to the quad's order
+    per_code: np.ndarray  # (52,) agreement with the best face of each code, in CODES order
+    face_of: np.ndarray  # (52,) which of the deck's faces that best face is, per code
+    grey: np.ndarray  # the picture's grey plane at twice CANON, turned and aligned as read
+    red: np.ndarray | None = None  # ... and its redness (red less the mean of green and blue)
+
+
+def unaligned(deck: DeckModel, picture: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An upright card picture's planes, its cells both ways up (2, cells, dims) and their
+    agreement with every face (2, n), before any alignment."""
+    planes = fine_planes(picture)
+    upright_cells = plane_features(planes)
+    both = np.stack([upright_cells, turned_features(upright_cells)])
+    return planes, both, _scores(deck, both)
+
+
+def _scores(deck: DeckModel, both: np.ndarray) -> np.ndarray:
+    """Agreement of candidate cells (k, cells, dims) with every face: (k, n)."""
+    per_cell = np.matmul(deck.cells.transpose(1, 0, 2), both.transpose(1, 2, 0))
+    return _agreement(per_cell.transpose(2, 1, 0))
+
+
+def _align(planes: np.ndarray, grey: np.ndarray, fine: bool = False) -> np.ndarray | None:
+    """Planes shifted, turned and scaled a little so the card lies as `grey` (a face) does:
+    until a step gains under 0.01 in agreement (with `fine`, under 0.002)."""
+    w, h = CANON
+    small = cv2.resize(planes[0], (w, h), interpolation=cv2.INTER_AREA)
+    warp = np.eye(2, 3, dtype=np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 15, 2e-3 if fine else 1e-2)
+    try:
+        _, found = cv2.findTransformECC(grey.astype(np.float32), small, warp,
+                                        cv2.MOTION_AFFINE, criteria, None, 3)  # type: ignore[call-overload]
+        warp = np.asarray(found, np.float32)
+    except cv2.error:
+        return None
+    if np.abs(warp[:, :2] - np.eye(2)).max() > 0.12 or np.abs(warp[:, 2]).max() > 0.12 * w:
+        return None
+    warp[:, 2] *= 2.0  # the planes are at twice CANON
+    size = (planes.shape[2], planes.shape[1])
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    return np.stack([cv2.warpAffine(p, warp, size, flags=flags, borderMode=cv2.BORDER_REPLICATE)
+                     for p in planes])
+
+
+def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
+    """Compare an upright card picture (and its 180-degree turn) with every face of `deck`,
+    then align it on the best face and compare again. A weak reading more like a face than
+    like the enrolled back is aligned again to the finest step (`_WEAK_READ`)."""
+    planes, both, scores = unaligned(deck, picture)
+    flipped, best = divmod(int(np.argmax(scores)), scores.shape[1])
+    reading = _aligned(deck, planes, both, scores, bool(flipped), fine=False)
+    rival = int(np.argmax(scores[1 - flipped]))
+    if (reading.back < reading.score and deck.codes[rival] != deck.codes[best]
+            and scores[1 - flipped, rival] > scores[flipped, best] - _TURN_DOUBT):
+        turned = _aligned(deck, planes, both, scores, not flipped, fine=False)
+        if turned.score > reading.score:
+            reading = turned
+    if reading.score < _WEAK_READ and 0.0 < reading.back < reading.score:
+        return _aligned(deck, planes, both, scores, reading.flipped, fine=True)
+    return reading
+
+
+def _back(deck: DeckModel, cells: np.ndarray) -> float:
+    """Agreement of a picture's cells with the enrolled back (0 when none is enrolled)."""
+    if not len(deck.backs):
+        return 0.0
+    per_cell = np.matmul(deck.backs.transpose(1, 0, 2), cells[None].transpose(1, 2, 0))
+    return float(_agreement(per_cell.transpose(2, 1, 0)).max())
+
+
+def _aligned(deck: DeckModel, planes: np.ndarray, both: np.ndarray, scores: np.ndarray,
+             flipped: bool, fine: bool) -> Reading:
+    """`read_card` from a picture's planes, its cells both ways up and their scores: the way
+    up `flipped` aligned on its best face (to the finest step when `fine`) and compared
+    again."""
+    side = int(flipped)
+    best = int(np.argmax(scores[side]))
+    chosen = np.ascontiguousarray(planes[:, ::-1, ::-1]) if flipped else planes
+    cells = both[side]
+    scores = scores.copy()
+    back = _back(deck, cells)
+    # a back is not aligned on a face (`_BACK_LEAD`; a third of the looks at a table)
+    clear_back = back >= max(LIKE_BACK, float(scores[side].max()) + _BACK_LEAD)
+    aligned = None if clear_back else _align(chosen, deck.greys[best], fine)
+    if aligned is not None:
+        aligned_cells = plane_features(aligned)
+        again = _scores(deck, aligned_cells[None])[0]
+        if again.max() > scores[side].max():
+            chosen, cells, best = aligned, aligned_cells, int(np.argmax(again))
+            scores[side] = again
+            back = _back(deck, cells)
+    code = deck.codes[best]
+    row = scores[side]
+    code_of = deck.code_index()
+    others = row[code_of != code_of[best]]
+    top = float(row[best])
+    per_code = np.full(len(CODES), -1.0)
+    face_of = np.zeros(len(CODES), int)
+    order = np.lexsort((row, code_of))  # by code, then score: the best face of each code last
+    best_of_code = np.append(code_of[order][1:] != code_of[order][:-1], True)
+    face_of[code_of[order][best_of_code]] = order[best_of_code]
+    np.maximum.at(per_code, code_of, row)
+    return Reading(code, top, top - float(others.max()), back, bool(flipped), per_code, face_of,
+                   chosen[0], chosen[1])
