@@ -268,7 +268,8 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
         else:
             simple.append((got[0], contour, got[1], got[2]))
     if simple and not sized:  # cards of one camera are all about one size; merged ones bigger
-        typical = float(np.median(_sizes(simple, rings or [])))
+        sizes = _sizes(simple, rings or [])
+        typical = _paper_typical(sizes) if solid else float(np.median(sizes))
         lo, hi = max(lo, _SIZES[0] * typical), min(hi, _SIZES[1] * typical)
         aspect = float(np.median([min(s[2][1]) / max(s[2][1]) for s in simple]))
     for long, contour, rect, fill in simple:
@@ -299,6 +300,24 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
             found.append((quad, share))
             others.append(_others(quad, supported))
     return found, lo, hi, aspect, others
+
+
+def _paper_typical(longs: list[float]) -> float:
+    """The long side of one camera's cards, from the long sides of card-shaped paper blobs:
+    their median; but when that leaves most of them out of `_SIZES` (two blobs, one a card
+    and one two cards side by side, whose median is neither), the long side that keeps the
+    most of them in, the smallest of those tied: two cards touching make one bigger blob,
+    and paper scraps are seldom card-shaped (not so in the not-felt mask: hands, shadows)."""
+    sizes = np.sort(np.asarray(longs, float))
+    median = float(np.median(sizes))
+
+    def kept(typical: float) -> int:
+        return int(((sizes >= _SIZES[0] * typical) & (sizes <= _SIZES[1] * typical)).sum())
+
+    if 2 * kept(median) >= len(sizes):
+        return median
+    counts = [kept(size) for size in sizes]
+    return float(sizes[int(np.argmax(counts))])
 
 
 def _sizes(simple: list, rings: list[tuple[np.ndarray, float]]) -> list[float]:
