@@ -320,6 +320,23 @@ def _paper_typical(longs: list[float]) -> float:
     return float(sizes[int(np.argmax(counts))])
 
 
+def _ringed(quads: list[np.ndarray], rings: list[tuple[np.ndarray, float]]) -> list[float]:
+    """The quads' long sides, where two or more as long as the short side of a light-bordered
+    card (`rings`, within a tenth) lie in it: the halves of a card cut across by its art (a
+    court card's colours in the not-felt mask) give the card's. (Two cards in a printed box,
+    a ring too, are shorter than its short side.)"""
+    longs = [_long_side(quad) for quad in quads]
+    for ring, _share in rings:
+        size = _long_side(ring)
+        short = float(min(np.linalg.norm(ring[1] - ring[0]), np.linalg.norm(ring[2] - ring[1])))
+        inside = [k for k, quad in enumerate(quads) if abs(longs[k] - short) < 0.1 * short
+                  and cv2.pointPolygonTest(ring.astype(np.float32), tuple(
+                      float(v) for v in quad.mean(axis=0)), False) > 0]
+        for k in inside if len(inside) >= 2 else []:
+            longs[k] = size
+    return longs
+
+
 def _sizes(simple: list, rings: list[tuple[np.ndarray, float]]) -> list[float]:
     """The long sides of the clean blobs `simple` (as `_from_mask` collects them), where a
     blob holding two or more light-bordered cards (`rings`, each a fifth smaller than it at
@@ -360,8 +377,8 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
     more, *_, more_others = _from_mask(rest, lo2 if found else lo, hi2 if found else hi,
                                        aspect, sized=bool(found), solid=False, rings=rings)
     if not found and len(more) > 2:  # no paper to learn the card size from: learn it here
+        typical = float(np.median(_ringed([quad for quad, _ in more], rings)))
         longs = np.array([_long_side(quad) for quad, _ in more])
-        typical = float(np.median(longs))
         if ((longs < _SIZES[0] * typical) | (longs > _SIZES[1] * typical)).any():
             # some are two cards or scraps: search again at the size most have
             more, *_, more_others = _from_mask(rest, max(lo, _SIZES[0] * typical),

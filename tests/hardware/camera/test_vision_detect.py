@@ -7,7 +7,15 @@ import cv2
 import numpy as np
 
 import hardware.camera.outline as outline
-from hardware.camera.detect import _from_mask, _long_side, _others, _outlined, find_cards, masks
+from hardware.camera.detect import (
+    _from_mask,
+    _long_side,
+    _others,
+    _outlined,
+    _ringed,
+    find_cards,
+    masks,
+)
 from hardware.camera.rectangles import rectangles
 from hardware.camera.synth.layout import CARD_ASPECT, random_deal
 from hardware.camera.synth.scene import frames, make_table, render
@@ -221,6 +229,23 @@ def test_a_card_and_a_pair_of_cards_set_the_size_of_one_card() -> None:
     assert lo <= 62 <= hi < 94
     assert sorted(round(float(quad[:, 0].mean())) for quad, _ in found) == [61, 202, 250]
     assert all(58 <= _long_side(quad) <= 64 for quad, _ in found)
+
+
+def test_the_halves_of_a_card_in_its_border_give_the_cards_size() -> None:
+    """With no paper card, the not-felt mask's quads set the card size. A court card whose
+    art cuts it across gives two halves as long as its short side, in its light border: they
+    count as the card's size. Two cards in a printed box (a ring as well) are shorter than its
+    short side and count as themselves. (guyenne-classic, tuning frames: two court cards
+    read as four halves, one of them wrong.)"""
+    def box(x: float, y: float, w: float, h: float) -> np.ndarray:
+        return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
+    ring = (box(100, 100, 77, 110), 0.9)  # a card's border, 110 long
+    halves = [box(100, 100, 77, 54), box(100, 156, 77, 54)]
+    assert [round(v) for v in _ringed(halves + [box(300, 100, 77, 110)], [ring])] == [110] * 3
+    assert [round(v) for v in _ringed(halves[:1], [ring])] == [77]  # one is no pair of halves
+    printed = (box(100, 100, 132, 92), 0.9)  # a printed box holding two cards
+    two = [box(105, 105, 42, 60), box(160, 105, 42, 60)]
+    assert [round(v) for v in _ringed(two, [printed])] == [60, 60]
 
 
 def test_light_art_biting_a_third_out_of_a_cards_ring_still_leaves_the_card(monkeypatch) -> None:
