@@ -248,12 +248,14 @@ _SIZES = (0.84, 1.18)  # long sides of one camera's cards, as shares of the typi
 
 
 def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
-               sized: bool, solid: bool, rings: list[tuple[np.ndarray, float]] | None = None
+               sized: bool, solid: bool, rings: list[tuple[np.ndarray, float]] | None = None,
+               outer: np.ndarray | None = None
                ) -> tuple[list[tuple[np.ndarray, float]], float, float, float,
                           list[tuple[np.ndarray, ...]]]:
     """Card quads (half-size pixels) and fills found in one mask; with `sized` False the card
     size and aspect are first learnt from the clean blobs (and returned; see `_sizes` for
-    `rings`); and for each quad, the `_others` its blob's outline supports."""
+    `rings`, `_panels` for `outer`, the not-felt mask); and for each quad, the `_others` its
+    blob's outline supports."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     found: list[tuple[np.ndarray, float]] = []
     others: list[tuple[np.ndarray, ...]] = []
@@ -269,6 +271,8 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
             simple.append((got[0], contour, got[1], got[2]))
     if simple and not sized:  # cards of one camera are all about one size; merged ones bigger
         sizes = _sizes(simple, rings or [])
+        if outer is not None and len(sizes) == len(simple) and max(sizes) > _PANEL[0] * min(sizes):
+            sizes = _panels(simple, sizes, outer, lo, hi)
         typical = _paper_typical(sizes) if solid else float(np.median(sizes))
         lo, hi = max(lo, _SIZES[0] * typical), min(hi, _SIZES[1] * typical)
         aspect = float(np.median([min(s[2][1]) / max(s[2][1]) for s in simple]))
@@ -300,6 +304,28 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
             found.append((quad, share))
             others.append(_others(quad, supported))
     return found, lo, hi, aspect, others
+
+
+_PANEL = (1.1, 1.6)  # a card around a paper panel is this much longer than it, at least, at most
+
+
+def _panels(simple: list, sizes: list[float], outer: np.ndarray, lo: float,
+            hi: float) -> list[float]:
+    """`sizes` of the clean paper blobs `simple`, where a blob is the light panel inside a
+    card's wide printed frame (svg-dondorf: the frame's thin line opens the white border
+    away from the paper mask): the clean not-felt blob holding it, and no other, a tenth to
+    three fifths longer, gives the card's size. Asked only when the sizes disagree."""
+    contours, _ = cv2.findContours(outer, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    cards = [(got[0], contour) for contour in contours
+             if (got := _simple(contour, lo, hi, False)) is not None]
+    centres = [(float(rect[0][0]), float(rect[0][1])) for _long, _contour, rect, _fill in simple]
+    out = list(sizes)
+    for long, contour in cards:
+        held = [k for k, centre in enumerate(centres)
+                if cv2.pointPolygonTest(contour, centre, False) > 0]
+        if len(held) == 1 and _PANEL[0] * sizes[held[0]] <= long <= _PANEL[1] * sizes[held[0]]:
+            out[held[0]] = long
+    return out
 
 
 def _paper_typical(longs: list[float]) -> float:
@@ -365,7 +391,8 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
     """
     foreground_mask, paper, light = _masks(frame)
     lo, hi = min_height * WORK_SCALE, max_height * WORK_SCALE
-    found, lo2, hi2, aspect, others = _from_mask(paper, lo, hi, 0.7, sized=False, solid=True)
+    found, lo2, hi2, aspect, others = _from_mask(paper, lo, hi, 0.7, sized=False, solid=True,
+                                                 outer=foreground_mask)
     rest = foreground_mask.copy()
     for quad, _fill_share in found:
         grown = quad.mean(axis=0) + 1.08 * (quad - quad.mean(axis=0))

@@ -231,6 +231,25 @@ def test_a_card_and_a_pair_of_cards_set_the_size_of_one_card() -> None:
     assert all(58 <= _long_side(quad) <= 64 for quad, _ in found)
 
 
+def test_a_paper_panel_inside_a_cards_frame_gives_the_cards_size() -> None:
+    """svg-dondorf prints a wide frame round a white panel, and the frame's thin line opens
+    the white border away from the paper mask: the panel (0.7 of the card) is the paper blob.
+    The clean not-felt blob holding it gives the card's size, so a card a little larger
+    than these (104 against 98 half-size pixels) is still in the size range. (Tuning frames:
+    a ten and a nine of clubs read face down, an eight read at 0.28.)"""
+    paper = np.zeros((300, 400), np.uint8)
+    not_felt = np.zeros_like(paper)
+    cv2.rectangle(not_felt, (40, 60), (107, 157), 255, -1)  # a card, 68 x 98
+    cv2.rectangle(paper, (50, 75), (97, 142), 255, -1)  # ... its panel, 48 x 68
+    cv2.rectangle(not_felt, (200, 60), (267, 157), 255, -1)  # a white card, 68 x 98
+    cv2.rectangle(paper, (200, 60), (267, 157), 255, -1)
+    _, lo, hi, *_ = _from_mask(paper, 52.5, 150.0, 0.7, sized=False, solid=True,
+                               outer=not_felt)
+    assert lo < 98 and hi > 104
+    _, lo, hi, *_ = _from_mask(paper, 52.5, 150.0, 0.7, sized=False, solid=True)
+    assert hi < 104  # the median of the panel and the card
+
+
 def test_the_halves_of_a_card_in_its_border_give_the_cards_size() -> None:
     """With no paper card, the not-felt mask's quads set the card size. A court card whose
     art cuts it across gives two halves as long as its short side, in its light border: they
