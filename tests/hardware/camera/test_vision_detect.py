@@ -252,16 +252,17 @@ def test_a_paper_panel_inside_a_cards_frame_gives_the_cards_size() -> None:
 
 def test_the_halves_of_a_card_in_its_border_give_the_cards_size() -> None:
     """With no paper card, the not-felt mask's quads set the card size. A court card whose
-    art cuts it across gives two halves as long as its short side, in its light border: they
+    art cuts it across gives halves as long as its short side, in its light border: they
     count as the card's size. Two cards in a printed box (a ring as well) are shorter than its
-    short side and count as themselves. (guyenne-classic, tuning frames: two court cards
-    read as four halves, one of them wrong.)"""
+    short side and count as themselves. (Tuning frames: guyenne-classic's court cards read
+    as four halves, one of them wrong; svg-oxygen's cards on green felt cut by a hand.)"""
     def box(x: float, y: float, w: float, h: float) -> np.ndarray:
         return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
     ring = (box(100, 100, 77, 110), 0.9)  # a card's border, 110 long
     halves = [box(100, 100, 77, 54), box(100, 156, 77, 54)]
     assert [round(v) for v in _ringed(halves + [box(300, 100, 77, 110)], [ring])] == [110] * 3
-    assert [round(v) for v in _ringed(halves[:1], [ring])] == [77]  # one is no pair of halves
+    assert [round(v) for v in _ringed(halves[:1], [ring])] == [110]  # one half alone too
+    assert [round(v) for v in _ringed([box(100, 100, 77, 110)], [ring])] == [110]  # the card
     printed = (box(100, 100, 132, 92), 0.9)  # a printed box holding two cards
     two = [box(105, 105, 42, 60), box(160, 105, 42, 60)]
     assert [round(v) for v in _ringed(two, [printed])] == [60, 60]
