@@ -348,17 +348,19 @@ def _paper_typical(longs: list[float]) -> float:
 
 def _ringed(quads: list[np.ndarray], rings: list[tuple[np.ndarray, float]]) -> list[float]:
     """The quads' long sides, where one as long as the short side of a light-bordered card
-    (`rings`, within a tenth) lies in it: a half of a card cut across by its art (a court
-    card's colours in the not-felt mask, a hand) gives the card's. (A card in a printed box,
-    a ring too, is shorter than its short side.)"""
+    (`rings`, within a tenth) lies in it with two of its corners on the ring's: a half of a
+    card cut across by its art (a court card's colours in the not-felt mask, a hand) gives
+    the card's. (A card in a printed box, a ring too, touches none of its corners.)"""
     own = [_long_side(quad) for quad in quads]
     longs = list(own)
     for ring, _share in rings:
         short = float(min(np.linalg.norm(ring[1] - ring[0]), np.linalg.norm(ring[2] - ring[1])))
         for k, quad in enumerate(quads):
-            if abs(own[k] - short) < 0.1 * short and cv2.pointPolygonTest(
-                    ring.astype(np.float32), tuple(float(v) for v in quad.mean(axis=0)),
-                    False) > 0:
+            near = np.linalg.norm(quad[:, None] - ring[None], axis=2).min(axis=1)
+            if (abs(own[k] - short) < 0.1 * short and (near < 0.12 * short).sum() >= 2
+                    and cv2.pointPolygonTest(ring.astype(np.float32),
+                                             tuple(float(v) for v in quad.mean(axis=0)),
+                                             False) > 0):
                 longs[k] = _long_side(ring)
     return longs
 

@@ -254,7 +254,7 @@ def test_the_halves_of_a_card_in_its_border_give_the_cards_size() -> None:
     """With no paper card, the not-felt mask's quads set the card size. A court card whose
     art cuts it across gives halves as long as its short side, in its light border: they
     count as the card's size. Two cards in a printed box (a ring as well) are shorter than its
-    short side and count as themselves. (Tuning frames: guyenne-classic's court cards read
+    short side, and a card as long as it lies away from its corners: they count as themselves. (Tuning frames: guyenne-classic's court cards read
     as four halves, one of them wrong; svg-oxygen's cards on green felt cut by a hand.)"""
     def box(x: float, y: float, w: float, h: float) -> np.ndarray:
         return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
@@ -266,6 +266,8 @@ def test_the_halves_of_a_card_in_its_border_give_the_cards_size() -> None:
     printed = (box(100, 100, 132, 92), 0.9)  # a printed box holding two cards
     two = [box(105, 105, 42, 60), box(160, 105, 42, 60)]
     assert [round(v) for v in _ringed(two, [printed])] == [60, 60]
+    sized = (box(100, 100, 108, 86), 0.9)  # a box as wide as a card is long
+    assert [round(v) for v in _ringed([box(111, 113, 86, 60)], [sized])] == [86]  # in its middle
 
 
 def test_light_art_biting_a_third_out_of_a_cards_ring_still_leaves_the_card(monkeypatch) -> None:
