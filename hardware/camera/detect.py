@@ -9,6 +9,7 @@ are cut back to the card's own pixels (the bright face, or the colour of the bac
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
 import cv2
@@ -334,16 +335,15 @@ def _paper_typical(longs: list[float]) -> float:
     and one two cards side by side, whose median is neither), the long side that keeps the
     most of them in, the smallest of those tied: two cards touching make one bigger blob,
     and paper scraps are seldom card-shaped (not so in the not-felt mask: hands, shadows)."""
-    sizes = np.sort(np.asarray(longs, float))
-    median = float(np.median(sizes))
+    sizes = sorted(float(v) for v in longs)
+    median = statistics.median(sizes)
 
     def kept(typical: float) -> int:
-        return int(((sizes >= _SIZES[0] * typical) & (sizes <= _SIZES[1] * typical)).sum())
+        return sum(_SIZES[0] * typical <= size <= _SIZES[1] * typical for size in sizes)
 
     if 2 * kept(median) >= len(sizes):
         return median
-    counts = [kept(size) for size in sizes]
-    return float(sizes[int(np.argmax(counts))])
+    return max(sizes, key=lambda size: (kept(size), -size))
 
 
 def _ringed(quads: list[np.ndarray], rings: list[tuple[np.ndarray, float]]) -> list[float]:
