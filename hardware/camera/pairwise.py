@@ -69,14 +69,30 @@ def foreign_colour(red: np.ndarray, red_ink: bool) -> np.ndarray:
 
 
 def discriminate(picture: np.ndarray, first: np.ndarray, second: np.ndarray,
-                 foreign: np.ndarray | None = None, faces_contrast: bool = False) -> float:
+                 foreign: np.ndarray | None = None, faces_contrast: bool = False,
+                 softer: tuple[np.ndarray, np.ndarray] | None = None) -> float:
     """Where `picture` lies between two faces (grey planes of one shape, the picture aligned
     on them): about +1 when it is `first`, -1 when it is `second`, near 0 when the places
     where they differ are hidden or unclear. With `faces_contrast` the two faces are given as
-    `contrast` makes them already (a deck keeps its faces so)."""
+    `contrast` makes them already (a deck keeps its faces so). `softer`: the two faces
+    blurred (as `contrast` makes them), for a blurred picture: the say is taken from the
+    pair the picture fits better (a small card's pips, blurred, fit neither sharp face)."""
     if not faces_contrast:
         first, second = contrast(first), contrast(second)
-    x, a, b = _nearest_shift(contrast(picture), first, second)
+    seen = contrast(picture)
+    lean, fit = _lean(seen, first, second, foreign)
+    if softer is not None:
+        soft_lean, soft_fit = _lean(seen, *softer, foreign)
+        if soft_fit > fit:
+            lean, fit = soft_lean, soft_fit
+    return lean * fit
+
+
+def _lean(seen: np.ndarray, first: np.ndarray, second: np.ndarray,
+          foreign: np.ndarray | None) -> tuple[float, float]:
+    """`discriminate`'s say on contrast planes: which face the telling blocks lean to (-1..1)
+    and how well the picture fits the nearer face there (0..1)."""
+    x, a, b = _nearest_shift(seen, first, second)
     d = a - b
     mid = x - 0.5 * (a + b)
     num = _blocks(mid * d)
@@ -90,8 +106,8 @@ def discriminate(picture: np.ndarray, first: np.ndarray, second: np.ndarray,
     keep = telling & ~hidden
     total = float(den[keep].sum())
     if total <= 0:
-        return 0.0
+        return 0.0, 0.0
     # A picture that is neither face (a hand, a blank) still leans to the face with less ink
     # where they differ: the say counts only as much as the picture fits the nearer face.
     fit = 1.0 - float(off[telling].sum()) / max(2.0 * float(den[telling].sum()), 1e-6)
-    return float(np.clip(num[keep].sum() / total, -1.0, 1.0) * np.clip(fit, 0.0, 1.0))
+    return float(np.clip(num[keep].sum() / total, -1.0, 1.0)), float(np.clip(fit, 0.0, 1.0))

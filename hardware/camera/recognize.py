@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from hardware.camera.deck import CODES, DeckModel
@@ -174,6 +175,7 @@ class Recognizer:
     # and read there when its best code leads by more
     back_snap_below: float = 0.5  # a card not face down, agreeing less: move its quad onto the back
     pair_weight: float = 0.3  # the full-detail look at the two leading codes (`pairwise`)
+    pair_blur: float = 2.0  # ... also with the faces blurred this much, for a blurred picture
     pip_weight: float = 1.0  # the body pips' say on the suit (`pips`), costing at most
     pip_cap: float = 0.05  # ... this much
     count_bonus: float = 0.03  # too close to call: the code fitting the body pip count gains
@@ -189,8 +191,8 @@ class Recognizer:
     far_from_back: tuple[float, float] = (0.35, 0.05)
     calibration: tuple[tuple[float, ...], tuple[float, ...]] = (
         (0.0, 1.0, 2.0, 3.0, 5.0, 10.0), (0.3, 0.7, 0.95, 0.97, 0.99, 0.998))
-    _contrasts: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False,
-                                              compare=False)
+    _contrasts: dict[tuple[int, float], np.ndarray] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def examine(self, frame: np.ndarray) -> list[Look]:
         """Every card-shaped thing, as the recognizer saw it (before deciding)."""
@@ -314,16 +316,22 @@ class Recognizer:
             return  # clear already (and most cards are): spare the time
         red_ink = first // 13 in (1, 2) or second // 13 in (1, 2)  # hearts or diamonds
         foreign = None if reading.red is None else foreign_colour(reading.red, red_ink)
-        say = discriminate(reading.grey, self._fine_contrast(reading.face_of[first]),
-                           self._fine_contrast(reading.face_of[second]), foreign,
-                           faces_contrast=True)
+        one, two = reading.face_of[first], reading.face_of[second]
+        softer = ((self._fine_contrast(one, self.pair_blur),
+                   self._fine_contrast(two, self.pair_blur)) if self.pair_blur else None)
+        say = discriminate(reading.grey, self._fine_contrast(one), self._fine_contrast(two),
+                           foreign, faces_contrast=True, softer=softer)
         fused[second if say > 0 else first] -= self.pair_weight * abs(say)
 
-    def _fine_contrast(self, face: int) -> np.ndarray:
-        """The deck's fine face `face` as `pairwise.contrast` makes it (kept once made)."""
-        if face not in self._contrasts:
-            self._contrasts[face] = contrast(self.deck.fine[face])
-        return self._contrasts[face]
+    def _fine_contrast(self, face: int, blur: float = 0.0) -> np.ndarray:
+        """The deck's fine face `face` (blurred by `blur`) as `pairwise.contrast` makes it
+        (kept once made)."""
+        key = (face, blur)
+        if key not in self._contrasts:
+            grey = self.deck.fine[face].astype(np.float32)
+            self._contrasts[key] = contrast(cv2.GaussianBlur(grey, (0, 0), blur) if blur
+                                            else grey)
+        return self._contrasts[key]
 
     def _count_pips(self, count: int, fused: np.ndarray) -> None:
         """Where the two leading codes are too close to call, the one whose enrolled pictures
