@@ -223,10 +223,16 @@ _OTHERS = 3  # other rectangles kept with a quad from a blob's outline
 _UNLIKE = 0.1  # ... each unlike the quad and the others by this share of its long side
 
 
+def _corner_gaps(quads: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How far each corner of each of `quads` (k, 4, 2) lies from the nearest corner of the
+    quad `b`: (k, 4)."""
+    return np.linalg.norm(quads[:, :, None] - b[None, None], axis=3).min(axis=2)
+
+
 def _unlike(quads: np.ndarray, b: np.ndarray) -> np.ndarray:
     """How far each of `quads` (k, 4, 2) lies from the quad `b`: how far its corner farthest
     from every corner of `b` lies from the nearest of them."""
-    return np.linalg.norm(quads[:, :, None] - b[None, None], axis=3).min(axis=2).max(axis=1)
+    return _corner_gaps(quads, b).max(axis=1)
 
 
 def _others(quad: np.ndarray, supported: list[tuple[float, np.ndarray]]) -> tuple[np.ndarray, ...]:
@@ -245,6 +251,8 @@ def _others(quad: np.ndarray, supported: list[tuple[float, np.ndarray]]) -> tupl
         kept.append(quads[0])
         quads = quads[_unlike(quads, quads[0]) > _UNLIKE * long]
     return tuple(kept)
+
+
 _SIZES = (0.84, 1.18)  # long sides of one camera's cards, as shares of the typical one
 
 
@@ -356,7 +364,7 @@ def _ringed(quads: list[np.ndarray], rings: list[tuple[np.ndarray, float]]) -> l
     for ring, _share in rings:
         short = float(min(np.linalg.norm(ring[1] - ring[0]), np.linalg.norm(ring[2] - ring[1])))
         for k, quad in enumerate(quads):
-            near = np.linalg.norm(quad[:, None] - ring[None], axis=2).min(axis=1)
+            near = _corner_gaps(quad[None], ring)[0]
             if (abs(own[k] - short) < 0.1 * short and (near < 0.12 * short).sum() >= 2
                     and cv2.pointPolygonTest(ring.astype(np.float32),
                                              tuple(float(v) for v in quad.mean(axis=0)),

@@ -25,6 +25,11 @@ from hardware.camera.synth.scene import frames, make_table, render
 MIN_GOOD_QUADS, MIN_MEAN_IOU = 0.92, 0.93
 
 
+def _box(x: float, y: float, w: float, h: float) -> np.ndarray:
+    """An upright rectangle's corners, clockwise from top-left."""
+    return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
+
+
 def _iou(a: np.ndarray, b: np.ndarray) -> float:
     inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
     union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32))
@@ -254,20 +259,19 @@ def test_the_halves_of_a_card_in_its_border_give_the_cards_size() -> None:
     """With no paper card, the not-felt mask's quads set the card size. A court card whose
     art cuts it across gives halves as long as its short side, in its light border: they
     count as the card's size. Two cards in a printed box (a ring as well) are shorter than its
-    short side, and a card as long as it lies away from its corners: they count as themselves. (Tuning frames: guyenne-classic's court cards read
-    as four halves, one of them wrong; svg-oxygen's cards on green felt cut by a hand.)"""
-    def box(x: float, y: float, w: float, h: float) -> np.ndarray:
-        return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
-    ring = (box(100, 100, 77, 110), 0.9)  # a card's border, 110 long
-    halves = [box(100, 100, 77, 54), box(100, 156, 77, 54)]
-    assert [round(v) for v in _ringed(halves + [box(300, 100, 77, 110)], [ring])] == [110] * 3
+    short side, and a card as long as it lies away from its corners: they count as
+    themselves. (Tuning frames: guyenne-classic's court cards read as four halves, one of them
+    wrong; svg-oxygen's cards on green felt cut by a hand.)"""
+    ring = (_box(100, 100, 77, 110), 0.9)  # a card's border, 110 long
+    halves = [_box(100, 100, 77, 54), _box(100, 156, 77, 54)]
+    assert [round(v) for v in _ringed(halves + [_box(300, 100, 77, 110)], [ring])] == [110] * 3
     assert [round(v) for v in _ringed(halves[:1], [ring])] == [110]  # one half alone too
-    assert [round(v) for v in _ringed([box(100, 100, 77, 110)], [ring])] == [110]  # the card
-    printed = (box(100, 100, 132, 92), 0.9)  # a printed box holding two cards
-    two = [box(105, 105, 42, 60), box(160, 105, 42, 60)]
+    assert [round(v) for v in _ringed([_box(100, 100, 77, 110)], [ring])] == [110]  # the card
+    printed = (_box(100, 100, 132, 92), 0.9)  # a printed box holding two cards
+    two = [_box(105, 105, 42, 60), _box(160, 105, 42, 60)]
     assert [round(v) for v in _ringed(two, [printed])] == [60, 60]
-    sized = (box(100, 100, 108, 86), 0.9)  # a box as wide as a card is long
-    assert [round(v) for v in _ringed([box(111, 113, 86, 60)], [sized])] == [86]  # in its middle
+    sized = (_box(100, 100, 108, 86), 0.9)  # a box as wide as a card is long
+    assert [round(v) for v in _ringed([_box(111, 113, 86, 60)], [sized])] == [86]  # in its middle
 
 
 def test_light_art_biting_a_third_out_of_a_cards_ring_still_leaves_the_card(monkeypatch) -> None:
@@ -341,16 +345,14 @@ def test_other_rectangles_over_the_same_place_are_kept_unlike_each_other() -> No
     supports over the same place, best supported first, none a near copy of the quad or of
     another kept: a sideways card cut to two thirds by glare supports a card-sized upright
     rectangle (chosen) and the card itself."""
-    def box(x: float, y: float, w: float, h: float) -> np.ndarray:
-        return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
-    chosen = box(100, 100, 62, 88)
+    chosen = _box(100, 100, 62, 88)
     supported = [
         (0.9, chosen),
-        (0.85, box(101, 100, 62, 88)),  # the same, a pixel over
-        (0.7, box(60, 100, 88, 62)),  # the card lying sideways, to the left
-        (0.65, box(61, 101, 88, 62)),  # ... a near copy of it
-        (0.6, box(400, 100, 62, 88)),  # another place
-        (0.5, box(100, 130, 62, 88)),  # lower by a third
+        (0.85, _box(101, 100, 62, 88)),  # the same, a pixel over
+        (0.7, _box(60, 100, 88, 62)),  # the card lying sideways, to the left
+        (0.65, _box(61, 101, 88, 62)),  # ... a near copy of it
+        (0.6, _box(400, 100, 62, 88)),  # another place
+        (0.5, _box(100, 130, 62, 88)),  # lower by a third
     ]
     kept = _others(chosen, supported)
     assert [k[0].tolist() for k in kept] == [[60, 100], [100, 130]]
