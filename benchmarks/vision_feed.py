@@ -36,7 +36,7 @@ from hardware.camera.feed import CameraFeed  # noqa: E402
 from hardware.camera.recognize import Recognizer  # noqa: E402
 from hardware.camera.synth.decks import (  # noqa: E402
     DESIGNS,
-    HELD_OUT,
+    design_names,
     load_faces,
     missing_card_art,
 )
@@ -98,14 +98,19 @@ def main() -> int:
     parser.add_argument("--deals", type=int, default=15, help="deals per design")
     parser.add_argument("--frames", type=int, default=8, help="frames per deal")
     parser.add_argument("--seed", type=int, default=20261129)
-    parser.add_argument("--designs", help="comma-separated (default: the held-out designs)")
+    parser.add_argument("--designs", default="held-out",
+                        help="comma-separated designs or groups, as benchmarks/vision.py takes "
+                        "them (default: held-out)")
     args = parser.parse_args()
-    why = missing_card_art()
+    try:
+        names = design_names(args.designs)
+    except ValueError as err:
+        parser.error(str(err))
+    why = missing_card_art(tuple(names))
     if why:
         print(f"benchmarks/vision_feed.py skipped: {why}")
         return 0
     cv2.setNumThreads(1)
-    names = args.designs.split(",") if args.designs else list(HELD_OUT)
     total: Counter = Counter()
     lines = []
     for name in names:
