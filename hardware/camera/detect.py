@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from hardware.camera.edges import refine_quad
+from hardware.camera.edges import refine_quads
 from hardware.camera.ink import percentiles
 from hardware.camera.outline import bordered_cards
 from hardware.camera.rectangles import rectangles
@@ -422,13 +422,11 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
                                                min(hi, _SIZES[1] * typical), aspect, sized=True,
                                                solid=False)
     outlined = _outlined(light, foreground_mask, found + more, lo, hi)
-    out = []
-    for (quad, share), alike in zip(found + more + outlined,
-                                    others + more_others + [()] * len(outlined), strict=True):
-        full = _order(quad / WORK_SCALE)
-        out.append(Candidate(refine_quad(frame, full), share, full,
-                             tuple(_order(other / WORK_SCALE) for other in alike)))
-    return out
+    coarse = [_order(quad / WORK_SCALE) for quad, _share in found + more + outlined]
+    return [Candidate(refined, share, full, tuple(_order(other / WORK_SCALE) for other in alike))
+            for refined, full, (_quad, share), alike in zip(
+                refine_quads(frame, coarse), coarse, found + more + outlined,
+                others + more_others + [()] * len(outlined), strict=True)]
 
 
 def _outlined(light: np.ndarray, not_felt: np.ndarray,

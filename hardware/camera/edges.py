@@ -80,28 +80,51 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
     felt). Probes that disagree (a hand, chips) are dropped; a side with too few good probes
     keeps its coarse position; opposite sides are kept parallel (`_parallel`).
     """
+    return refine_quads(frame, [quad], inward, outward)[0]
+
+
+def refine_quads(frame: np.ndarray, quads: list[np.ndarray], inward: float = 12.0,
+                 outward: float = 7.0) -> list[np.ndarray]:
+    """`refine_quad` of each quad, the quads probed at the same depth done together (one
+    pass of array work for the cards of a frame, most of which are probed alike)."""
+    depths = [max(inward, round(0.09 * float(np.linalg.norm(q[1] - q[0])))) for q in quads]
+    out: list[np.ndarray] = list(quads)
+    for depth in set(depths):
+        chosen = [k for k, d in enumerate(depths) if d == depth]
+        refined = _refine(frame, np.stack([quads[k] for k in chosen]), depth, outward)
+        for k, quad in zip(chosen, refined, strict=True):
+            out[k] = quad
+    return out
+
+
+def _refine(frame: np.ndarray, quads: np.ndarray, inward: float,
+            outward: float) -> np.ndarray:
+    """`refine_quad` of quads (n, 4, 2) probed `inward` deep: sides are rows (4n of them)."""
+    n = len(quads)
     samples = 20
     t = np.linspace(0.14, 0.86, samples)
-    inward = max(inward, round(0.09 * float(np.linalg.norm(quad[1] - quad[0]))))
     offsets = np.arange(-inward, outward + 1.0)
     steps = len(offsets)
-    centre = quad.mean(axis=0)
-    edges = np.roll(quad, -1, axis=0) - quad  # side k runs from corner k to corner k+1
-    directions = edges / np.maximum(np.linalg.norm(edges, axis=1), 1e-6)[:, None]
-    normals = np.stack([directions[:, 1], -directions[:, 0]], axis=1)
-    normals[((quad - centre) * normals).sum(axis=1) < 0] *= -1  # pointing outwards
-    along = quad[:, None, :] + t[None, :, None] * edges[:, None, :]  # (4, samples, 2)
+    centre = quads.mean(axis=1, keepdims=True)
+    edges = np.roll(quads, -1, axis=1) - quads  # side k runs from corner k to corner k+1
+    directions = edges / np.maximum(np.linalg.norm(edges, axis=2), 1e-6)[..., None]
+    normals = np.stack([directions[..., 1], -directions[..., 0]], axis=2)
+    normals[((quads - centre) * normals).sum(axis=2) < 0] *= -1  # pointing outwards
+    sides = 4 * n
+    quad, edges, normals, directions = (a.reshape(sides, 2)
+                                        for a in (quads, edges, normals, directions))
+    along = quad[:, None, :] + t[None, :, None] * edges[:, None, :]  # (sides, samples, 2)
     probe = along[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]
-    grid_x = probe[..., 0].reshape(4 * samples, steps).astype(np.float32)
-    grid_y = probe[..., 1].reshape(4 * samples, steps).astype(np.float32)
+    grid_x = probe[..., 0].reshape(sides * samples, steps).astype(np.float32)
+    grid_y = probe[..., 1].reshape(sides * samples, steps).astype(np.float32)
     profile = cv2.remap(frame, grid_x, grid_y, cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     step = np.linalg.norm(profile[:, 2:] - profile[:, :-2], axis=2)  # at offsets[1:-1]
     # the felt just outside each side (most outer probes land on felt)
     outer = profile[:, -3:]
-    felt_side = median(outer.reshape(4, -1, 3), axis=1)  # (4, 3)
+    felt_side = median(outer.reshape(sides, -1, 3), axis=1)  # (sides, 3)
     felt = np.repeat(felt_side, samples, axis=0)[:, None, :]
-    spread = np.linalg.norm(outer - felt, axis=2).reshape(4, -1)
+    spread = np.linalg.norm(outer - felt, axis=2).reshape(sides, -1)
     tol_side = np.maximum(30.0, 2.5 * median(spread, axis=1).astype(np.float64))
     tol = np.repeat(tol_side, samples).astype(np.float32)[:, None]
     off_felt = _off_felt(profile, felt)
@@ -120,10 +143,10 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
         back = np.clip(first - 1, 0, None)
         better = (first >= 1) & (step[rows_all, back] > step[rows_all, first])
         first = np.where(better, back, first)
-    pick = first.reshape(4, samples)
+    pick = first.reshape(sides, samples)
     good = pick >= 0
     idx = np.clip(pick, 1, steps - 4)
-    side_steps = step.reshape(4, samples, -1)
+    side_steps = step.reshape(sides, samples, -1)
     left, mid, right = (np.take_along_axis(side_steps, (idx + d)[:, :, None], axis=2)[:, :, 0]
                         for d in (-1, 0, 1))
     denom = left - 2 * mid + right
@@ -136,17 +159,22 @@ def refine_quad(frame: np.ndarray, quad: np.ndarray, inward: float = 12.0,
         limit = np.maximum(1.5, 2.5 * _masked_median(residual, good))
         good &= ~fitting[:, None] | (residual < limit[:, None])
     slope, icept = _line_fits(t, shift, good)
-    _parallel(t, shift, good, pick >= 0, slope, icept, np.linalg.norm(edges, axis=1))
+    lengths = np.linalg.norm(edges, axis=1)
+    for k in range(0, sides, 4):  # each card's own four sides
+        four = slice(k, k + 4)
+        _parallel(t, shift[four], good[four], pick[four] >= 0, slope[four], icept[four],
+                  lengths[four])
     fitted = good.sum(axis=1) >= 5  # a side with fewer good probes keeps its coarse line
-    points = np.where(fitted[:, None], quad + icept[:, None] * normals, quad)
-    runs = np.where(fitted[:, None], edges + slope[:, None] * normals, directions)
+    points = np.where(fitted[:, None], quad + icept[:, None] * normals, quad).reshape(n, 4, 2)
+    runs = np.where(fitted[:, None], edges + slope[:, None] * normals,
+                    directions).reshape(n, 4, 2)
     # corner k is where side k-1 meets side k: p1 + s d1 = p2 + r d2, by Cramer's rule
-    p1, d1, p2, d2 = np.roll(points, 1, axis=0), np.roll(runs, 1, axis=0), points, runs
-    det = d2[:, 0] * d1[:, 1] - d1[:, 0] * d2[:, 1]
+    p1, d1, p2, d2 = np.roll(points, 1, axis=1), np.roll(runs, 1, axis=1), points, runs
+    det = d2[..., 0] * d1[..., 1] - d1[..., 0] * d2[..., 1]
     gap = p2 - p1
     meet = np.abs(det) >= 1e-6
-    s = (d2[:, 0] * gap[:, 1] - gap[:, 0] * d2[:, 1]) / np.where(meet, det, 1.0)
-    out = np.where(meet[:, None], p1 + s[:, None] * d1, quad)
-    if np.abs(out - quad).max() > 2.5 * inward:  # refinement went astray
-        return quad
+    s = (d2[..., 0] * gap[..., 1] - gap[..., 0] * d2[..., 1]) / np.where(meet, det, 1.0)
+    out = np.where(meet[..., None], p1 + s[..., None] * d1, quads)
+    astray = np.abs(out - quads).max(axis=(1, 2)) > 2.5 * inward  # refinement went astray
+    out[astray] = quads[astray]
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from hardware.camera.edges import refine_quad
+from hardware.camera.edges import refine_quad, refine_quads
 
 FELT = (40, 110, 30)  # BGR
 
@@ -63,3 +63,23 @@ def test_a_printed_line_along_part_of_a_side_does_not_tilt_it() -> None:
     coarse = _card_quad((200.5, 199.5), (112, 162), 0.0)
     frame = _scene(truth, shadow=True, line=True)
     assert _worst_corner(refine_quad(frame, coarse), truth) < 2.0
+
+
+def test_the_cards_of_a_frame_refined_together_are_refined_each_as_alone() -> None:
+    # three cards, two probed alike and one big one probed deeper, refined in one call
+    truths = [_card_quad((75, 110), (90, 130), 5.0), _card_quad((200, 110), (90, 130), -4.0),
+              _card_quad((290, 280), (150, 210), 90.0)]
+    coarses = [_card_quad((76.5, 108.5), (93, 127), 3.5), _card_quad((198.5, 111), (87, 133), -2.5),
+               _card_quad((291, 278.5), (153, 206), 88.5)]
+    k = 4
+    big = np.zeros((400 * k, 400 * k, 3), np.uint8)
+    big[:] = FELT
+    for quad in truths:
+        cv2.fillConvexPoly(big, np.round(quad * k).astype(np.int32), (245, 245, 245))
+    frame = np.asarray(cv2.GaussianBlur(cv2.resize(big, (400, 400), interpolation=cv2.INTER_AREA),
+                                        (0, 0), 0.8))
+    together = refine_quads(frame, coarses)
+    assert refine_quads(frame, []) == []
+    for quad, coarse, truth in zip(together, coarses, truths, strict=True):
+        assert np.array_equal(quad, refine_quad(frame, coarse))
+        assert _worst_corner(quad, truth) < 1.5
