@@ -47,7 +47,8 @@ class Sighting:
 # Why a card is left unsure, first reason first: the best code leads the next by less than
 # `min_margin`; the best face beats the back by less than `back_margin`; the suit's shapes say
 # the other colour (`max_colour_doubt`); the built-in model's witnesses do not all name it.
-_UNSURE = ("close call", "close to the back", "colour doubt", "index does not name it")
+_UNSURE = ("close call", "close to the back", "colour doubt", "index does not name it",
+           "no index seen")
 
 
 # A close call on a look at least this good is the likeness of two faces (a 6 of spades and
@@ -183,6 +184,8 @@ class Recognizer:
     index_suit_lead: float = 0.0  # ... its suit ahead of the next suit's by this much
     index_pip_weight: float = 0.0  # ... counting the body pips' say this much,
     look_must_agree: bool = False  # ... and the whole-card look's best rank being its rank,
+    blind_below: float = 0.5  # a card whose corners show no index at all is read only when its
+    # whole-card agreement reaches this (a back under a hand on a squashed quad: like a face)
     lone_suit_lead: float = 0.0  # ... and (when > 0) its suit witnessed twice (`suit_witnessed`)
     max_colour_doubt: float = float("inf")  # a suit's shape this far into the other colour: unsure
     rank_not_down: float = float("inf")  # a rank glyph matched this well: unsure, not face down
@@ -374,7 +377,8 @@ class Recognizer:
         if self.lone_suit_lead:
             named &= look.suit_witnessed(best, self.lone_suit_lead)
         stops = (lead < self.min_margin, close_to_back, look.colour_doubt > self.max_colour_doubt,
-                 self.index_must_name and not named)  # in `_UNSURE` order
+                 self.index_must_name and not named,
+                 reading.score < self.blind_below and not look.rank.any())  # in `_UNSURE` order
         if any(stops):
             why = next(reason for reason, stop in zip(_UNSURE, stops, strict=True) if stop)
             return Sighting(None, "unsure", center, corners, confidence,
