@@ -46,7 +46,8 @@ class Sighting:
 
 # Why a card is left unsure, first reason first: the best code leads the next by less than
 # `min_margin`; the best face beats the back by less than `back_margin`; the suit's shapes say
-# the other colour (`max_colour_doubt`); the built-in model's witnesses do not all name it.
+# the other colour (`max_colour_doubt`); the built-in model's witnesses do not all name it; no
+# corner shows an index and the whole look is weak (`blind_below`).
 _UNSURE = ("close call", "close to the back", "colour doubt", "index does not name it",
            "no index seen")
 
