@@ -110,8 +110,11 @@ def _deck(path: Path | None) -> DeckModel:
         except DeckError as err:
             raise CommandFailed(str(err)) from None
     from hardware.camera.synth.decks import MissingCardArt
-    from hardware.camera.synth.generic import generic_deck
+    from hardware.camera.synth.generic import generic_deck, model_path
 
+    if not model_path().exists():  # minutes of silence otherwise, where no bar is drawn
+        print(f"no --deck: building the built-in model from the tuning designs' card art, "
+              f"once (a few minutes; kept in {model_path().parent})", file=sys.stderr)
     try:
         return generic_deck(progress=sys.stderr.isatty())
     except MissingCardArt as err:

@@ -48,10 +48,15 @@ GENERIC: dict[str, Any] = {
 }
 
 
+def model_path(cache: Path | None = None) -> Path:
+    """Where the built-in model is cached (it is built there on first use)."""
+    return (cache or default_cache()) / f"generic-v{VERSION}.npz"
+
+
 def generic_deck(cache: Path | None = None, progress: bool = False) -> DeckModel:
     """A deck model holding the faces of all tuning designs (cached as an .npz)."""
     folder = cache or default_cache()
-    path = folder / f"generic-v{VERSION}.npz"
+    path = model_path(folder)
     if path.exists():
         return DeckModel.load(path)
     decks = []

@@ -160,6 +160,28 @@ def test_bad_inputs_say_what_and_where(tmp_path: Path, capsys) -> None:
                              np.zeros((0, 84, 60), np.uint8)))(np.zeros((10, 10), np.uint8))
 
 
+def test_detect_without_a_deck_says_it_builds_the_built_in_model_once(
+        faces: dict, held_out_frames: list, tmp_path: Path, monkeypatch, capsys) -> None:
+    """The first `detect` without `--deck` builds the built-in model (minutes): it says so,
+    even where no progress bar is drawn; with the model built it says nothing of it."""
+    from hardware.camera.synth.generic import model_path
+
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), held_out_frames[0].image)
+    cache = tmp_path / "cards"
+    monkeypatch.setenv("DEALER_ASSIST_CARD_CACHE", str(cache))
+    monkeypatch.setenv("PATH", str(tmp_path))  # a machine without rsvg-convert: fails fast
+    assert main(["vision", "detect", str(frame), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "building the built-in model" in err and str(cache) in err
+    assert "cannot be built: rsvg-convert not found" in err
+    cache.mkdir()
+    DeckModel.from_faces("tango", faces).save(model_path())  # stands in for the built model
+    assert main(["vision", "detect", str(frame), "--json"]) == 0
+    out = capsys.readouterr()
+    assert "built-in model" not in out.err and isinstance(json.loads(out.out), list)
+
+
 def test_calibrate_writes_an_annotated_picture(faces: dict, held_out_frames: list,
                                                tmp_path: Path, capsys) -> None:
     deck_file = tmp_path / "d.npz"
