@@ -17,7 +17,7 @@ import numpy as np
 
 from hardware.camera.edges import refine_quads
 from hardware.camera.ink import percentiles
-from hardware.camera.outline import bordered_cards
+from hardware.camera.outline import around_band, bordered_cards
 from hardware.camera.rectangles import rectangles
 
 WORK_SCALE = 0.5  # detection runs on a half-size frame
@@ -258,13 +258,13 @@ _SIZES = (0.84, 1.18)  # long sides of one camera's cards, as shares of the typi
 
 def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
                sized: bool, solid: bool, rings: list[tuple[np.ndarray, float]] | None = None,
-               outer: np.ndarray | None = None
+               outer: np.ndarray | None = None, light: np.ndarray | None = None
                ) -> tuple[list[tuple[np.ndarray, float]], float, float, float,
                           list[tuple[np.ndarray, ...]]]:
     """Card quads (half-size pixels) and fills found in one mask; with `sized` False the card
     size and aspect are first learnt from the clean blobs (and returned; see `_sizes` for
-    `rings`, `_panels` for `outer`, the not-felt mask); and for each quad, the `_others` its
-    blob's outline supports."""
+    `rings`, `_panels` for `outer`, the not-felt mask, `outline.around_band` for `light`,
+    the mask of grey lines); and for each quad, the `_others` its blob's outline supports."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     found: list[tuple[np.ndarray, float]] = []
     others: list[tuple[np.ndarray, ...]] = []
@@ -274,6 +274,10 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
         if cv2.contourArea(contour) < 0.5 * lo * lo * 0.6:
             continue
         got = _simple(contour, lo, hi, solid)
+        if got is not None and light is not None:
+            card = around_band(got[1], light, lo, hi)
+            if card is not None:  # the blob is a band of paper across this card
+                got = (max(card[0][1]), *card)
         if got is None:
             complex_blobs.append(contour)
         else:
@@ -402,7 +406,7 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
     foreground_mask, paper, light = _masks(frame)
     lo, hi = min_height * WORK_SCALE, max_height * WORK_SCALE
     found, lo2, hi2, aspect, others = _from_mask(paper, lo, hi, 0.7, sized=False, solid=True,
-                                                 outer=foreground_mask)
+                                                 outer=foreground_mask, light=light)
     rest = foreground_mask.copy()
     for quad, _fill_share in found:
         grown = quad.mean(axis=0) + 1.08 * (quad - quad.mean(axis=0))

@@ -9,10 +9,13 @@ felt's green with white in its picture), the ring encloses no clean rectangle; t
 the art joined to it are then one light shape whose outline is the card's, with holes where
 the face shows felt-like colour. Printed betting boxes are rings too, so a rectangle counts
 only when it has the size of the cards and its inside is not felt (an empty box holds felt).
+The light shape round a clean paper blob also tells a card from a band of paper across one
+(`around_band`): pips at the sides of a panel can cut its paper into a sideways rectangle.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import cv2
@@ -162,3 +165,64 @@ def _outer(outline: np.ndarray, holes: float, lo: float,
     (cx, cy), (w, h), angle = rect
     return (cv2.boxPoints(rect).astype(np.float64),
             cv2.boxPoints(((cx, cy), (0.9 * w, 0.9 * h), angle)).astype(np.float64))
+
+
+_TURNED = 0.5  # |cos| of the angle between two long sides under this: turned a quarter
+_CLEAN_LIGHT = 0.9  # share of its rectangle a light shape fills, at the least, to be a card
+_AS_WIDE = 0.1  # a band across a card is as long as the card is wide, within this share
+
+
+def around_band(rect: tuple, light: np.ndarray, lo: float,
+                hi: float) -> tuple[tuple, float] | None:
+    """The card a card-proportioned paper blob (`rect`, a `cv2.minAreaRect`) is a band across,
+    with its fill; None when it is no such band. svg-dondorf's ten of clubs: the pips at the
+    sides of its panel cut the paper between them into a sideways rectangle of card
+    proportions. The light shape holding it (`light`, the mask of grey lines) is then a clean
+    card (card-proportioned, `lo` to `hi` long, filling its rectangle: nothing touching it),
+    turned a quarter from the blob and as wide as the blob is long. (Two cards side by side
+    also make a turned card-proportioned light shape, wider than either card is long, and
+    seldom a clean one.)"""
+    (cx, cy), (w, h), angle = rect
+    if not _light_beyond(light, rect):
+        return None  # felt past its long sides (most cards): no card around it
+    reach = int(1.3 * max(w, h))
+    x0, y0 = max(0, int(cx) - reach), max(0, int(cy) - reach)
+    patch = np.ascontiguousarray(light[y0:int(cy) + reach, x0:int(cx) + reach])
+    contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    holding = [c for c in contours if cv2.pointPolygonTest(c, (cx - x0, cy - y0), False) >= 0]
+    if not holding:
+        return None
+    (sx, sy), (sw, sh), turn = cv2.minAreaRect(holding[0])
+    long, short = max(sw, sh), min(sw, sh)
+    fill = cv2.contourArea(holding[0]) / max(sw * sh, 1.0)
+    (ux, uy), (vx, vy) = _long_axis(w, h, angle), _long_axis(sw, sh, turn)
+    if (lo <= long <= hi and 0.64 <= short / long <= 0.8 and fill >= _CLEAN_LIGHT
+            and abs(short / max(w, h) - 1.0) < _AS_WIDE and abs(ux * vx + uy * vy) < _TURNED):
+        return ((sx + x0, sy + y0), (sw, sh), turn), fill
+    return None
+
+
+def _light_beyond(light: np.ndarray, rect: tuple) -> bool:
+    """Whether the light mask goes on past both long sides of a rectangle: two of three
+    points a tenth of its long side outside each of them are light. (In plain floats: a
+    frame asks this of every clean paper blob, and array set-up would be most of it.)"""
+    (cx, cy), (w, h), angle = rect
+    ux, uy = _long_axis(w, h, angle)
+    long, short = max(w, h), min(w, h)
+    out = short / 2 + 0.1 * long
+    height, width = light.shape
+    for side in (-out, out):
+        lit = 0
+        for t in (-0.25 * long, 0.0, 0.25 * long):
+            x = min(max(round(cx + t * ux - side * uy), 0), width - 1)
+            y = min(max(round(cy + t * uy + side * ux), 0), height - 1)
+            lit += bool(light[y, x])
+        if lit < 2:
+            return False
+    return True
+
+
+def _long_axis(w: float, h: float, angle: float) -> tuple[float, float]:
+    """The unit direction of a rotated rectangle's long side (`cv2.minAreaRect`'s terms)."""
+    a = math.radians(angle)
+    return (math.cos(a), math.sin(a)) if w >= h else (-math.sin(a), math.cos(a))

@@ -255,6 +255,31 @@ def test_a_paper_panel_inside_a_cards_frame_gives_the_cards_size() -> None:
     assert hi < 104  # the median of the panel and the card
 
 
+def test_a_sideways_band_of_paper_across_a_card_gives_the_card() -> None:
+    """svg-dondorf's ten of clubs: the pips at the sides of its panel cut the paper between
+    them into a sideways rectangle of card proportions, as long as the card is wide. The clean
+    light shape round it (the card, border and all) is the card, and its size is the frame's.
+    Two cards side by side make a turned card-shaped light shape too, wider than either card
+    is long: a card in it stays as it is. (Tuning frames: a ten of clubs read face down, the
+    frame's other cards cut to the band's size.)"""
+    paper = np.zeros((300, 500), np.uint8)
+    light = np.zeros_like(paper)
+    cv2.rectangle(light, (40, 40), (93, 113), 255, -1)  # a card, 54 x 74 (half-size pixels)
+    cv2.rectangle(paper, (40, 57), (93, 96), 255, -1)  # ... the band across it, 54 x 40
+    cv2.rectangle(light, (200, 40), (253, 113), 255, -1)  # two cards touching, 54 x 74 each
+    cv2.rectangle(light, (254, 40), (307, 113), 255, -1)
+    cv2.rectangle(paper, (200, 40), (253, 113), 255, -1)  # ... one of them all paper
+    found, lo, hi, *_ = _from_mask(paper, 52.5, 150.0, 0.7, sized=False, solid=True,
+                                   light=light)
+    quads = sorted((quad for quad, _ in found), key=lambda quad: float(quad[:, 0].mean()))
+    assert len(quads) == 2
+    assert _iou(quads[0], _box(40, 40, 54, 74)) > 0.9  # the card round the band
+    assert _iou(quads[1], _box(200, 40, 54, 74)) > 0.9  # the card as it was
+    assert lo < 73 < hi
+    found, *_ = _from_mask(paper, 52.5, 150.0, 0.7, sized=False, solid=True)
+    assert min(_long_side(quad) for quad, _ in found) < 60  # without the light: the band
+
+
 def test_the_halves_of_a_card_in_its_border_give_the_cards_size() -> None:
     """With no paper card, the not-felt mask's quads set the card size. A court card whose
     art cuts it across gives halves as long as its short side, in its light border: they
