@@ -9,6 +9,8 @@ felt's green with white in its picture), the ring encloses no clean rectangle; t
 the art joined to it are then one light shape whose outline is the card's, with holes where
 the face shows felt-like colour. Printed betting boxes are rings too, so a rectangle counts
 only when it has the size of the cards and its inside is not felt (an empty box holds felt).
+A border broken open (a hand across it) leaves a thin outline with no hole along the sides
+of the card: that too is a card when it holds light art of its own.
 The light shape round a clean paper blob also tells a card from a band of paper across one
 (`around_band`): pips at the sides of a panel can cut its paper into a sideways rectangle.
 """
@@ -51,14 +53,15 @@ def _ring_width(light: np.ndarray, rect: tuple) -> int:
     return _MAX_BORDER
 
 
-def _inside(mask: np.ndarray, box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The patch of `mask` around `box` and a mask of the box's inside in it."""
+def _share(mask: np.ndarray, box: np.ndarray) -> float:
+    """The share of a box's inside (off its edges by two pixels) that `mask` holds."""
     x0, y0 = np.maximum(np.floor(box.min(axis=0)).astype(int), 0)
     x1, y1 = np.ceil(box.max(axis=0)).astype(int) + 1
     patch = mask[y0:y1, x0:x1]
     poly = np.zeros(patch.shape[:2], np.uint8)
     cv2.fillConvexPoly(poly, np.round(box - [x0, y0]).astype(np.int32), 255)
-    return patch, cv2.erode(poly, np.ones((5, 5), np.uint8))
+    inner = cv2.erode(poly, np.ones((5, 5), np.uint8))
+    return np.count_nonzero(patch & inner) / max(int(np.count_nonzero(inner)), 1)
 
 
 def _measures(contours: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -104,12 +107,51 @@ def bordered_cards(light: np.ndarray, not_felt: np.ndarray,
         if shape is None:
             continue
         card, within = shape
-        patch, inner = _inside(not_felt, within)
-        share = np.count_nonzero(patch & inner) / max(int(np.count_nonzero(inner)), 1)
+        share = _share(not_felt, within)
         if share < _NOT_FELT and not (parent >= 0 and _art_on_felt(light, contour)):
             continue  # felt inside: an empty printed box
-        (rings if parent >= 0 else shapes).append((card, float(share)))
+        (rings if parent >= 0 else shapes).append((card, share))
+    # last, the roughest: thin outlines with no hole, borders broken open (`_open_ring`)
+    for k in np.nonzero((lengths >= 4) & (parents < 0) & (spans >= lo) & ~worth)[0].tolist():
+        shape = _open_ring(light, contours[k], lo, hi)
+        if shape is None:
+            continue
+        card, within = shape
+        share = _share(not_felt, within)
+        if share < _NOT_FELT and _share(light, within) < _ART:
+            continue  # felt inside, and no light art of its own: a printed box's lines
+        shapes.append((card, share))
     return rings + shapes
+
+
+def _open_ring(light: np.ndarray, outline: np.ndarray, lo: float,
+               hi: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The card a thin light outline with no hole is the broken border of (a hand or a gap
+    of a few pixels opened the ring), and the rectangle a tenth smaller inside it; None
+    when it is no such thing: a card-sized, card-proportioned rectangle whose sides the
+    outline runs along, and nowhere else."""
+    rect = cv2.minAreaRect(outline)
+    long, short = max(rect[1]), min(rect[1])
+    if not (lo <= long <= hi and 0.64 <= short / long <= 0.8):
+        return None
+    if cv2.contourArea(outline) > 0.3 * long * short:
+        return None  # not thin: a light shape, not a line
+    box = cv2.boxPoints(rect).astype(np.float32)
+    corners = outline.reshape(-1, 2).astype(np.float32)
+    if any(abs(cv2.pointPolygonTest(box, (float(x), float(y)), True)) > 6.0
+           for x, y in corners):
+        return None  # something leads off the rectangle's sides
+    (cx, cy), (w, h), angle = rect
+    along = cv2.boxPoints(((cx, cy), (w - 2, h - 2), angle))
+    sides = np.roll(along, -1, axis=0) - along
+    pts = (along[:, None, :] + _SAMPLES[None, :, None] * sides[:, None, :]).reshape(-1, 2)
+    height, width = light.shape
+    x = np.clip(np.round(pts[:, 0]).astype(int), 0, width - 1)
+    y = np.clip(np.round(pts[:, 1]).astype(int), 0, height - 1)
+    if np.count_nonzero(light[y, x]) < 0.6 * len(pts):
+        return None  # too little of the ring is there
+    return (box.astype(np.float64),
+            cv2.boxPoints(((cx, cy), (0.9 * w, 0.9 * h), angle)).astype(np.float64))
 
 
 def _art_on_felt(light: np.ndarray, hole: np.ndarray) -> bool:

@@ -196,8 +196,34 @@ def test_a_card_of_the_felts_colour_is_told_from_a_box_by_its_own_light_art(monk
     monkeypatch.setattr(outline, "_ART", np.inf)  # the art says nothing: felt inside
     assert outline.bordered_cards(light, felt, 80, 130) == []
     monkeypatch.setattr(outline, "_ART", 0.03)
-    monkeypatch.setattr(outline, "_GAP", np.ones((1, 1), np.uint8))  # the gap left open
+    monkeypatch.setattr(outline, "_GAP", np.ones((1, 1), np.uint8))  # the gap left open,
+    monkeypatch.setattr(outline, "_open_ring", lambda *_: None)  # ... and open rings not read
     assert outline.bordered_cards(light, felt, 80, 130) == []
+
+
+def test_a_border_broken_open_still_outlines_the_card_and_an_open_box_does_not() -> None:
+    """A red card on red felt whose thin border a hand or a gap of a few pixels broke open:
+    the border is then a thin outline with no hole, running along the sides of a card-sized
+    rectangle; with light art inside (pips) it is the card. Three sides of an empty box, and
+    a border with a line leading off it, are no cards. (svg-oxygen, tuning frames: 2 red
+    cards on red felt with clear corners found so, 4 more with hidden corners, 3 backs.)"""
+    light = np.zeros((300, 520), np.uint8)
+    cv2.rectangle(light, (50, 50), (120, 150), 255, 3)  # a card's border, 70 x 100
+    light[120:138, 117:124] = 0  # ... broken open down a side (a hand across it)
+    for x, y in ((70, 75), (100, 75), (85, 100), (70, 125), (100, 125)):
+        cv2.circle(light, (x, y), 5, 255, -1)  # its pips
+    cv2.rectangle(light, (170, 50), (240, 150), 255, 3)  # three sides of an empty box
+    light[53:148, 238:243] = 0
+    cv2.rectangle(light, (290, 50), (360, 150), 255, 3)  # a border broken open ...
+    light[120:138, 357:364] = 0
+    cv2.line(light, (360, 60), (420, 20), 255, 3)  # ... with a line leading off it
+    for x, y in ((310, 75), (340, 125)):
+        cv2.circle(light, (x, y), 5, 255, -1)
+    felt = np.zeros_like(light)  # every inside looks like felt
+    found = outline.bordered_cards(light, felt, 80, 130)
+    assert len(found) == 1, found
+    assert np.allclose(np.sort(found[0][0][:, 0]), [50, 50, 121, 121], atol=3)
+    assert np.allclose(np.sort(found[0][0][:, 1]), [50, 50, 151, 151], atol=3)
 
 
 def test_two_dark_cards_touching_are_told_from_one_card_by_their_borders() -> None:
