@@ -41,16 +41,21 @@ def _ring_width(light: np.ndarray, rect: tuple) -> int:
     """How far the ring around a rectangle reaches outwards (0: not at all, or at most a
     pixel; `_MAX_BORDER`: too far for a card's border)."""
     (cx, cy), (w, h), angle = rect
-    height, width = light.shape
     for d in range(1, _MAX_BORDER + 1):
-        box = cv2.boxPoints(((cx, cy), (w + 2 * d, h + 2 * d), angle))
-        sides = np.roll(box, -1, axis=0) - box
-        pts = (box[:, None, :] + _SAMPLES[None, :, None] * sides[:, None, :]).reshape(-1, 2)
-        x = np.clip(np.round(pts[:, 0]).astype(int), 0, width - 1)
-        y = np.clip(np.round(pts[:, 1]).astype(int), 0, height - 1)
-        if np.count_nonzero(light[y, x]) < 0.5 * len(pts):
+        if _lit(light, ((cx, cy), (w + 2 * d, h + 2 * d), angle)) < 0.5:
             return d - 1
     return _MAX_BORDER
+
+
+def _lit(light: np.ndarray, rect: tuple) -> float:
+    """The share of the points along a rectangle's sides (`_SAMPLES` of each) that are light."""
+    height, width = light.shape
+    box = cv2.boxPoints(rect)
+    sides = np.roll(box, -1, axis=0) - box
+    pts = (box[:, None, :] + _SAMPLES[None, :, None] * sides[:, None, :]).reshape(-1, 2)
+    x = np.clip(np.round(pts[:, 0]).astype(int), 0, width - 1)
+    y = np.clip(np.round(pts[:, 1]).astype(int), 0, height - 1)
+    return np.count_nonzero(light[y, x]) / len(pts)
 
 
 def _share(mask: np.ndarray, box: np.ndarray) -> float:
@@ -142,13 +147,7 @@ def _open_ring(light: np.ndarray, outline: np.ndarray, lo: float,
            for x, y in corners):
         return None  # something leads off the rectangle's sides
     (cx, cy), (w, h), angle = rect
-    along = cv2.boxPoints(((cx, cy), (w - 2, h - 2), angle))
-    sides = np.roll(along, -1, axis=0) - along
-    pts = (along[:, None, :] + _SAMPLES[None, :, None] * sides[:, None, :]).reshape(-1, 2)
-    height, width = light.shape
-    x = np.clip(np.round(pts[:, 0]).astype(int), 0, width - 1)
-    y = np.clip(np.round(pts[:, 1]).astype(int), 0, height - 1)
-    if np.count_nonzero(light[y, x]) < 0.6 * len(pts):
+    if _lit(light, ((cx, cy), (w - 2, h - 2), angle)) < 0.6:
         return None  # too little of the ring is there
     return (box.astype(np.float64),
             cv2.boxPoints(((cx, cy), (0.9 * w, 0.9 * h), angle)).astype(np.float64))
