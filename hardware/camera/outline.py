@@ -129,6 +129,19 @@ def bordered_cards(light: np.ndarray, not_felt: np.ndarray,
     return rings + shapes
 
 
+def _card_shaped(rect: tuple, lo: float, hi: float) -> bool:
+    """Whether a rotated rectangle has a card's proportions and a long side `lo` to `hi`."""
+    long, short = max(rect[1]), min(rect[1])
+    return bool(lo <= long <= hi and 0.64 <= short / long <= 0.8)
+
+
+def _with_inside(rect: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """A card's rectangle as corners, and the rectangle a tenth smaller inside its border."""
+    (cx, cy), (w, h), angle = rect
+    return (cv2.boxPoints(rect).astype(np.float64),
+            cv2.boxPoints(((cx, cy), (0.9 * w, 0.9 * h), angle)).astype(np.float64))
+
+
 def _open_ring(light: np.ndarray, outline: np.ndarray, lo: float,
                hi: float) -> tuple[np.ndarray, np.ndarray] | None:
     """The card a thin light outline with no hole is the broken border of (a hand or a gap
@@ -136,21 +149,19 @@ def _open_ring(light: np.ndarray, outline: np.ndarray, lo: float,
     when it is no such thing: a card-sized, card-proportioned rectangle whose sides the
     outline runs along, and nowhere else."""
     rect = cv2.minAreaRect(outline)
-    long, short = max(rect[1]), min(rect[1])
-    if not (lo <= long <= hi and 0.64 <= short / long <= 0.8):
+    if not _card_shaped(rect, lo, hi):
         return None
-    if cv2.contourArea(outline) > 0.3 * long * short:
+    (cx, cy), (w, h), angle = rect
+    if cv2.contourArea(outline) > 0.3 * w * h:
         return None  # not thin: a light shape, not a line
-    box = cv2.boxPoints(rect).astype(np.float32)
+    box = cv2.boxPoints(rect)
     corners = outline.reshape(-1, 2).astype(np.float32)
     if any(abs(cv2.pointPolygonTest(box, (float(x), float(y)), True)) > 6.0
            for x, y in corners):
         return None  # something leads off the rectangle's sides
-    (cx, cy), (w, h), angle = rect
     if _lit(light, ((cx, cy), (w - 2, h - 2), angle)) < 0.6:
         return None  # too little of the ring is there
-    return (box.astype(np.float64),
-            cv2.boxPoints(((cx, cy), (0.9 * w, 0.9 * h), angle)).astype(np.float64))
+    return _with_inside(rect)
 
 
 def _art_on_felt(light: np.ndarray, hole: np.ndarray) -> bool:
@@ -187,8 +198,7 @@ def _enclosed(light: np.ndarray, hole: np.ndarray, lo: float,
         return None
     (cx, cy), (w, h), angle = rect
     card = ((cx, cy), (w + 2 * d, h + 2 * d), angle)
-    long, short = max(card[1]), min(card[1])
-    if not (lo <= long <= hi and 0.64 <= short / long <= 0.8):
+    if not _card_shaped(card, lo, hi):
         return None
     return cv2.boxPoints(card).astype(np.float64), cv2.boxPoints(rect).astype(np.float64)
 
@@ -198,14 +208,12 @@ def _outer(outline: np.ndarray, holes: float, lo: float,
     """The card a light shape is (a card-sized rectangle, with holes: see `_HOLES`), and the
     rectangle a tenth smaller, inside its border; None when it is no such thing."""
     rect = cv2.minAreaRect(outline)
-    long, short = max(rect[1]), min(rect[1])
-    if not (lo <= long <= hi and 0.64 <= short / long <= 0.8):
+    if not _card_shaped(rect, lo, hi):
         return None
-    if cv2.contourArea(outline) < 0.9 * long * short or holes < _HOLES * long * short:
+    area = rect[1][0] * rect[1][1]
+    if cv2.contourArea(outline) < 0.9 * area or holes < _HOLES * area:
         return None
-    (cx, cy), (w, h), angle = rect
-    return (cv2.boxPoints(rect).astype(np.float64),
-            cv2.boxPoints(((cx, cy), (0.9 * w, 0.9 * h), angle)).astype(np.float64))
+    return _with_inside(rect)
 
 
 _TURNED = 0.5  # |cos| of the angle between two long sides under this: turned a quarter
@@ -233,12 +241,12 @@ def around_band(rect: tuple, light: np.ndarray, lo: float,
     holding = [c for c in contours if cv2.pointPolygonTest(c, (cx - x0, cy - y0), False) >= 0]
     if not holding:
         return None
-    (sx, sy), (sw, sh), turn = cv2.minAreaRect(holding[0])
-    long, short = max(sw, sh), min(sw, sh)
+    (sx, sy), (sw, sh), turn = shape = cv2.minAreaRect(holding[0])
     fill = cv2.contourArea(holding[0]) / max(sw * sh, 1.0)
     (ux, uy), (vx, vy) = _long_axis(w, h, angle), _long_axis(sw, sh, turn)
-    if (lo <= long <= hi and 0.64 <= short / long <= 0.8 and fill >= _CLEAN_LIGHT
-            and abs(short / max(w, h) - 1.0) < _AS_WIDE and abs(ux * vx + uy * vy) < _TURNED):
+    if (_card_shaped(shape, lo, hi) and fill >= _CLEAN_LIGHT
+            and abs(min(sw, sh) / max(w, h) - 1.0) < _AS_WIDE
+            and abs(ux * vx + uy * vy) < _TURNED):
         return ((sx + x0, sy + y0), (sw, sh), turn), fill
     return None
 
