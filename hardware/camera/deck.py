@@ -15,6 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from hardware.camera.align import Face
 from hardware.camera.index import CODES, IndexModel, face_pictures
 from hardware.camera.pips import PipModel
 
@@ -163,6 +164,16 @@ class DeckModel:
     # (m, CANON height, CANON width) uint8: each enrolled back's grey, to move a quad that is
     # off onto a back (`snap`); empty in deck files made before they were kept
     back_greys: np.ndarray = field(default_factory=lambda: _grey([]))
+    _faces: dict[int, Face] = field(default_factory=dict, init=False, repr=False,
+                                    compare=False)
+
+    def face(self, k: int, back: bool = False) -> Face:
+        """What aligning a picture on face `k` (with `back`, on enrolled back `k`) needs
+        (`align.Face`), worked out once."""
+        key = -1 - k if back else k
+        if key not in self._faces:
+            self._faces[key] = Face.of(self.back_greys[k] if back else self.greys[k])
+        return self._faces[key]
 
     @classmethod
     def from_faces(cls, name: str, faces: dict[str, np.ndarray]) -> DeckModel:

@@ -8,11 +8,12 @@ left out. What the corner index and the body pips say is fused in by `recognize`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
+from hardware.camera.align import AlignError, Face, align
 from hardware.camera.deck import (
     CANON,
     CODES,
@@ -50,6 +51,12 @@ LIKE_BACK = 0.5
 # before alignment is not aligned on a face at all: 7.7 -> 6.6 alignments a frame, and on the
 # tuning frames (four sets) one card more read, none fewer
 _BACK_LEAD = 0.1
+
+
+# A reading weak (`_WEAK_READ`) or beating the enrolled back by less than this is aligned on
+# the back too, and its agreement with the back taken there when higher: the back's agreement
+# is otherwise measured on the picture as aligned on a face
+_BACK_DOUBT = 0.1
 
 
 def warp_card(frame: np.ndarray, quad: np.ndarray) -> np.ndarray:
@@ -105,18 +112,14 @@ def _scores(deck: DeckModel, both: np.ndarray) -> np.ndarray:
     return _agreement(per_cell.transpose(2, 1, 0))
 
 
-def _align(planes: np.ndarray, grey: np.ndarray, fine: bool = False) -> np.ndarray | None:
-    """Planes shifted, turned and scaled a little so the card lies as `grey` (a face) does:
-    until a step gains under 0.01 in agreement (with `fine`, under 0.002)."""
+def _align(planes: np.ndarray, face: Face, fine: bool = False) -> np.ndarray | None:
+    """Planes shifted, turned and scaled a little so the card lies as `face` does: until a
+    step gains under 0.01 in agreement (with `fine`, under 0.002)."""
     w, h = CANON
     small = cv2.resize(planes[0], (w, h), interpolation=cv2.INTER_AREA)
-    warp = np.eye(2, 3, dtype=np.float32)
-    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 15, 2e-3 if fine else 1e-2)
     try:
-        _, found = cv2.findTransformECC(grey.astype(np.float32), small, warp,
-                                        cv2.MOTION_AFFINE, criteria, None, 3)  # type: ignore[call-overload]
-        warp = np.asarray(found, np.float32)
-    except cv2.error:
+        warp = align(face, small, 15, 2e-3 if fine else 1e-2)
+    except AlignError:
         return None
     if np.abs(warp[:, :2] - np.eye(2)).max() > 0.12 or np.abs(warp[:, 2]).max() > 0.12 * w:
         return None
@@ -130,7 +133,8 @@ def _align(planes: np.ndarray, grey: np.ndarray, fine: bool = False) -> np.ndarr
 def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
     """Compare an upright card picture (and its 180-degree turn) with every face of `deck`,
     then align it on the best face and compare again. A weak reading more like a face than
-    like the enrolled back is aligned again to the finest step (`_WEAK_READ`)."""
+    like the enrolled back is aligned again to the finest step (`_WEAK_READ`); one weak or
+    close to the back (`_BACK_DOUBT`) is aligned on the back too (`_on_backs`)."""
     planes, both, scores = unaligned(deck, picture)
     flipped, best = divmod(int(np.argmax(scores)), scores.shape[1])
     reading = _aligned(deck, planes, both, scores, bool(flipped), fine=False)
@@ -141,8 +145,24 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
         if turned.score > reading.score:
             reading = turned
     if reading.score < _WEAK_READ and 0.0 < reading.back < reading.score:
-        return _aligned(deck, planes, both, scores, reading.flipped, fine=True)
+        reading = _aligned(deck, planes, both, scores, reading.flipped, fine=True)
+    if 0.0 < reading.back < reading.score and (reading.score < _WEAK_READ
+                                               or reading.score - reading.back < _BACK_DOUBT):
+        reading = replace(reading, back=max(reading.back, _on_backs(deck, planes, both)))
     return reading
+
+
+def _on_backs(deck: DeckModel, planes: np.ndarray, both: np.ndarray) -> float:
+    """The best agreement of a picture with an enrolled back, its planes aligned on each
+    back the way up that agrees better before alignment (a back may lie either way)."""
+    flipped = _back(deck, both[1]) > _back(deck, both[0])
+    chosen = np.ascontiguousarray(planes[:, ::-1, ::-1]) if flipped else planes
+    best = 0.0
+    for k in range(len(deck.back_greys)):
+        aligned = _align(chosen, deck.face(k, back=True), fine=True)
+        if aligned is not None:
+            best = max(best, _back(deck, plane_features(aligned)))
+    return best
 
 
 def _back(deck: DeckModel, cells: np.ndarray) -> float:
@@ -166,7 +186,7 @@ def _aligned(deck: DeckModel, planes: np.ndarray, both: np.ndarray, scores: np.n
     back = _back(deck, cells)
     # a back is not aligned on a face (`_BACK_LEAD`; a third of the looks at a table)
     clear_back = back >= max(LIKE_BACK, float(scores[side].max()) + _BACK_LEAD)
-    aligned = None if clear_back else _align(chosen, deck.greys[best], fine)
+    aligned = None if clear_back else _align(chosen, deck.face(best), fine)
     if aligned is not None:
         aligned_cells = plane_features(aligned)
         again = _scores(deck, aligned_cells[None])[0]
