@@ -5,7 +5,11 @@ and with the built-in model (which never saw the held-out designs). Prints, per 
 overall for held-out and tuning designs: face-up cards found, found cards read right,
 face-down cards reported as a card (and as face down), why the cards the targets count went
 unread (the sightings' `why`: a close call between two codes, like no face, not found...), and
-milliseconds per 1920x1080 frame (one CPU core).
+milliseconds per 1920x1080 frame (one CPU core), and beside them the time of a fixed
+reference workload on each same frame, timed right after it (`reference`), and the ratio of
+the two. A shared machine's speed drifts by a fifth from hour to hour: when the recognizer's
+time moves and the reference's does not, the code moved. (It is no full cancellation: with
+the other core busy, the recognizer took 8% longer, the reference no longer, the ratio 3%.)
 
 The first figures count the cards the issue's targets speak of: hands and chips lie
 "away from the index corners", so a card with a hand or chip over any of its four corner
@@ -55,6 +59,13 @@ from hardware.camera.synth.scene import Frame, frames  # noqa: E402
 
 TARGETS = "targets (held out): enrolled found >= 99.5%, right >= 99.5%, no face-down as a card; "
 TARGETS += "not enrolled right >= 95%; median <= 40 ms/frame"
+
+
+def reference(image: np.ndarray) -> None:
+    """A fixed workload that no recognizer change touches, to time the machine by: the
+    frame blurred, turned grey and its edges found (a few milliseconds)."""
+    grey = cv2.cvtColor(cv2.GaussianBlur(image, (0, 0), 2.0), cv2.COLOR_BGR2GRAY)
+    cv2.Canny(grey, 40, 120)
 
 
 def score(frame: Frame, sightings: list, tally: Counter) -> None:
@@ -116,6 +127,7 @@ def main() -> int:
     generic = Recognizer(generic_deck(progress=True), **GENERIC)
     tallies: dict[tuple[str, str], Counter] = {}
     times: list[float] = []
+    reference_times: list[float] = []
     for i, name in enumerate(names):
         faces = load_faces(name)
         if args.large_index:
@@ -129,6 +141,9 @@ def main() -> int:
                 sightings = recognizer(frame.image)
                 if mode == "enrolled":
                     times.append(time.perf_counter() - start)
+                    start = time.perf_counter()
+                    reference(frame.image)
+                    reference_times.append(time.perf_counter() - start)
                 score(frame, sightings, tally)
         sys.stderr.write(f"\r{i + 1}/{len(names)} designs")
     sys.stderr.write("\n")
@@ -149,6 +164,9 @@ def main() -> int:
     ms = 1000 * np.array(times)
     print(f"\nms per 1920x1080 frame (enrolled, 1 thread): median {np.median(ms):.1f}  "
           f"p95 {np.percentile(ms, 95):.1f}  over {len(ms)} frames")
+    base = 1000 * np.array(reference_times)
+    print(f"reference workload on the same frames (`reference`): median {np.median(base):.2f} ms; "
+          f"recognizer / reference, frame by frame: median {np.median(ms / base):.2f}")
     print(TARGETS)
     return 0
 
