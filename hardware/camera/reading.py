@@ -156,13 +156,18 @@ def _on_backs(deck: DeckModel, planes: np.ndarray, both: np.ndarray) -> float:
     """The best agreement of a picture with an enrolled back, its planes aligned on each
     back the way up that agrees better before alignment (a back may lie either way)."""
     flipped = _back(deck, both[1]) > _back(deck, both[0])
-    chosen = np.ascontiguousarray(planes[:, ::-1, ::-1]) if flipped else planes
+    chosen = _way_up(planes, flipped)
     best = 0.0
     for k in range(len(deck.back_greys)):
         aligned = _align(chosen, deck.face(k, back=True), fine=True)
         if aligned is not None:
             best = max(best, _back(deck, plane_features(aligned)))
     return best
+
+
+def _way_up(planes: np.ndarray, flipped: bool) -> np.ndarray:
+    """A picture's planes, turned half round when `flipped`."""
+    return np.ascontiguousarray(planes[:, ::-1, ::-1]) if flipped else planes
 
 
 def _back(deck: DeckModel, cells: np.ndarray) -> float:
@@ -180,7 +185,7 @@ def _aligned(deck: DeckModel, planes: np.ndarray, both: np.ndarray, scores: np.n
     again."""
     side = int(flipped)
     best = int(np.argmax(scores[side]))
-    chosen = np.ascontiguousarray(planes[:, ::-1, ::-1]) if flipped else planes
+    chosen = _way_up(planes, flipped)
     cells = both[side]
     scores = scores.copy()
     back = _back(deck, cells)
