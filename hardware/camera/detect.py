@@ -21,7 +21,7 @@ from hardware.camera.outline import around_band, bordered_cards
 from hardware.camera.rectangles import rectangles
 
 WORK_SCALE = 0.5  # detection runs on a half-size frame
-_FIELD_SCALE = 1 / 8  # felt fields are estimated on a 1/8 frame
+_FIELD_HALVINGS = 2  # felt fields are estimated on the half-size frame halved twice (1/8)
 _FIELD_SIGMA = 4.0  # ... and smoothed this much (in those pixels): glare is sharper
 _STRIP = 64  # rows of the half-size frame taken at a time where float copies are made
 
@@ -78,11 +78,11 @@ def _masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`masks`, and a mask of grey lines (paper at any brightness, nothing opened away: card
     borders, printed lines, text)."""
     small = cv2.resize(frame, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
-    ratio = _FIELD_SCALE / WORK_SCALE
     # thin bright printing (layout lines, text) is eroded away first, so that it does not
     # pass for glare on the felt
-    tiny = cv2.resize(cv2.erode(small, _SQUARE5), None, fx=ratio, fy=ratio,
-                      interpolation=cv2.INTER_AREA)
+    tiny = cv2.erode(small, _SQUARE5)
+    for _ in range(_FIELD_HALVINGS):  # OpenCV's area resize by two is 4x as quick as by four
+        tiny = cv2.resize(tiny, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     tiny_f = tiny.astype(np.float32)
     matrix = _felt_basis(tiny).astype(np.float32)
     t = cv2.transform(tiny_f, matrix)
@@ -96,10 +96,12 @@ def _masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     not_felt = np.empty(small.shape[:2], bool)
     paper = np.empty_like(not_felt)
     grey = np.empty_like(not_felt)
+    rows_of_matrix = [matrix[k : k + 1] for k in range(3)]  # one plane each: no split
     for top in range(0, small.shape[0], _STRIP):  # in strips: the float copies stay small
         rows = slice(top, top + _STRIP)
         part = small[rows]
-        g, w, r = cv2.split(cv2.transform(part.astype(np.float32), matrix))
+        floats = part.astype(np.float32)
+        g, w, r = (cv2.transform(floats, row) for row in rows_of_matrix)
         low_felt = g < 0.55 * g_field[rows]
         out = np.greater(np.abs(r), 24, out=not_felt[rows])
         out |= low_felt

@@ -7,7 +7,6 @@ by the card's aspect ratio) make boxes; a box counts when enough of its sides is
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 
 import numpy as np
 
@@ -21,23 +20,29 @@ def _rect_quads(boxes: np.ndarray, theta: float) -> np.ndarray:
 
 
 def _on_sides(u: np.ndarray, v: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """(boxes, points): which outline points (u, v) lie on each box's sides: within 2.5 of a
+    """(boxes,): how many outline points (u, v) lie on each box's sides: within 2.5 of a
     side's line and at most 2 beyond its ends. Boxes share side positions, so each test runs
-    once per distinct position."""
+    once per distinct position, its answers for the points packed as bits (64 to a word; the
+    points padded with NaN, which passes no test) and combined per box."""
+    pad = np.full(-len(u) % 64, np.nan)
+    k = len(boxes)
 
-    def per_value(values: np.ndarray, *tests: Callable[[np.ndarray], np.ndarray]
-                  ) -> list[np.ndarray]:
-        distinct, where = np.unique(values, return_inverse=True)
-        return [test(distinct[:, None])[where.reshape(-1)] for test in tests]
+    def tests(coords: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Per box, as bits: on the side at `lo`, on that at `hi`, past `lo` less 2, short
+        of `hi` plus 2 (`coords` along the axis across those sides)."""
+        at, where = np.unique(np.concatenate([lo, hi]), return_inverse=True)
+        points = np.concatenate([coords, pad])[None]
+        at = at[:, None]
+        near, after, before = (np.packbits(test, axis=1).view(np.uint64) for test in (
+            np.abs(points - at) < 2.5, points > at - 2, points < at + 2))
+        first, second = where[:k], where[k:]
+        return near[first], near[second], after[first], before[second]
 
-    u_lo, u_hi, v_lo, v_hi = boxes.T
-    at_top, below_top = per_value(v_lo, lambda x: np.abs(v - x) < 2.5, lambda x: v > x - 2)
-    at_bottom, above_bottom = per_value(v_hi, lambda x: np.abs(v - x) < 2.5, lambda x: v < x + 2)
-    at_left, right_of_left = per_value(u_lo, lambda x: np.abs(u - x) < 2.5, lambda x: u > x - 2)
-    at_right, left_of_right = per_value(u_hi, lambda x: np.abs(u - x) < 2.5, lambda x: u < x + 2)
+    at_left, at_right, right_of_left, left_of_right = tests(u, boxes[:, 0], boxes[:, 1])
+    at_top, at_bottom, below_top, above_bottom = tests(v, boxes[:, 2], boxes[:, 3])
     along = (at_top | at_bottom) & right_of_left & left_of_right
     across = (at_left | at_right) & below_top & above_bottom
-    return along | across
+    return np.bitwise_count(along | across).sum(axis=1)
 
 
 def _peaks(values: np.ndarray, weight: np.ndarray, keep: int, min_count: float) -> list[float]:
@@ -171,8 +176,7 @@ def rectangles(
         boxes, width, height = boxes[keep], width[keep], height[keep]
         if len(boxes) == 0:
             continue
-        on = _on_sides(u, v, boxes)
-        support = on.sum(axis=1) / (2 * (width + height))
+        support = _on_sides(u, v, boxes) / (2 * (width + height))
         chosen = np.nonzero(support >= 0.45)[0]
         for k, quad in zip(chosen, _rect_quads(boxes[chosen], theta), strict=True):
             found.append((float(support[k]), quad))
