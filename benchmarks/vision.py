@@ -11,6 +11,11 @@ the two. A shared machine's speed drifts by a fifth from hour to hour: when the 
 time moves and the reference's does not, the code moved. (It is no full cancellation: with
 the other core busy, the recognizer took 8% longer, the reference no longer, the ratio 3%.)
 
+The issue's floor runs on the same frames too, in the same process: a plain template matcher
+on the corner index (`benchmarks/index_floor.py`: bright blobs as cards, their top-left
+corner matched against the enrolled faces'). Its cards found and read right, and its time,
+are printed beside the recognizer's.
+
 The first figures count the cards the issue's targets speak of: hands and chips lie
 "away from the index corners", so a card with a hand or chip over any of its four corner
 regions (`synth.scene.CORNER_BOX`) is left out of them; "all cards" counts every card.
@@ -42,6 +47,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.index_floor import IndexFloor  # noqa: E402
 from hardware.camera.deck import DeckModel  # noqa: E402
 from hardware.camera.recognize import Recognizer  # noqa: E402
 from hardware.camera.synth.decks import (  # noqa: E402
@@ -59,6 +65,9 @@ from hardware.camera.synth.scene import Frame, frames  # noqa: E402
 
 TARGETS = "targets (held out): enrolled found >= 99.5%, right >= 99.5%, no face-down as a card; "
 TARGETS += "not enrolled right >= 95%; median <= 40 ms/frame"
+
+
+FLOOR = "the floor (a plain corner-index template matcher, enrolled: `index_floor`)"
 
 
 def reference(image: np.ndarray) -> None:
@@ -128,11 +137,13 @@ def main() -> int:
     tallies: dict[tuple[str, str], Counter] = {}
     times: list[float] = []
     reference_times: list[float] = []
+    floor_times: list[float] = []
     for i, name in enumerate(names):
         faces = load_faces(name)
         if args.large_index:
             faces = large_index(faces, args.large_index)
         enrolled = Recognizer(DeckModel.from_faces(name, faces))
+        floor = IndexFloor(faces)
         batch = frames(faces, args.frames, args.seed + list(DESIGNS).index(name))
         for mode, recognizer in (("enrolled", enrolled), ("not enrolled", generic)):
             tally = tallies.setdefault((mode, name), Counter())
@@ -144,10 +155,14 @@ def main() -> int:
                     start = time.perf_counter()
                     reference(frame.image)
                     reference_times.append(time.perf_counter() - start)
+                    start = time.perf_counter()
+                    floor_sightings = floor(frame.image)
+                    floor_times.append(time.perf_counter() - start)
+                    score(frame, floor_sightings, tallies.setdefault((FLOOR, name), Counter()))
                 score(frame, sightings, tally)
         sys.stderr.write(f"\r{i + 1}/{len(names)} designs")
     sys.stderr.write("\n")
-    for mode in ("enrolled", "not enrolled"):
+    for mode in ("enrolled", "not enrolled", FLOOR):
         for group, members in (("HELD OUT", HELD_OUT), ("HELD OUT, unlisted", UNLISTED),
                                ("tuning", TUNING)):
             chosen = [n for n in names if n in members]
@@ -167,6 +182,9 @@ def main() -> int:
     base = 1000 * np.array(reference_times)
     print(f"reference workload on the same frames (`reference`): median {np.median(base):.2f} ms; "
           f"recognizer / reference, frame by frame: median {np.median(ms / base):.2f}")
+    floor_ms = 1000 * np.array(floor_times)
+    print(f"the floor on the same frames: median {np.median(floor_ms):.1f} ms; "
+          f"recognizer / floor, frame by frame: median {np.median(ms / floor_ms):.2f}")
     print(TARGETS)
     return 0
 
