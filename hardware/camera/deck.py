@@ -170,6 +170,11 @@ class DeckModel:
     _faces: dict[int, Face] = field(default_factory=dict, init=False, repr=False,
                                     compare=False)
 
+    def __post_init__(self) -> None:
+        # kept cell-major in memory: reading compares every face's cell k with a picture's
+        # cell k at once, and that runs faster on contiguous rows (the values are the same)
+        self.cells = np.ascontiguousarray(self.cells.transpose(1, 0, 2)).transpose(1, 0, 2)
+
     def face(self, k: int, back: bool = False) -> Face:
         """What aligning a picture on face `k` (with `back`, on enrolled back `k`) needs
         (`align.Face`), worked out once."""
