@@ -18,19 +18,17 @@ def percentiles(values: np.ndarray, percents: tuple[int, ...]) -> list[float]:
     method) of a uint8 array, with the order statistics read off a cumulative histogram
     instead of partitioning the array: small corners made the partitioning the slow part."""
     n = values.size
-    below = np.cumsum(np.bincount(values.reshape(-1), minlength=256))
-    out = []
-    for q in percents:
-        virtual = (n - 1) * (q / 100)
-        lower = min(int(np.floor(virtual)), n - 1)
-        a, b = (np.float32(v) for v in np.searchsorted(below, [lower, min(lower + 1, n - 1)],
-                                                             side="right"))
-        t = virtual - np.floor(virtual)
-        if t >= 0.5:
-            out.append(float(b - (b - a) * np.float32(1 - t)))
-        else:
-            out.append(float(a + (b - a) * np.float32(t)))
-    return out
+    counts = cv2.calcHist([np.ascontiguousarray(values)], [0], None, [256], [0, 256])
+    below = np.cumsum(counts.reshape(-1))  # whole numbers: exact in float32 up to 2**24
+    virtual = (n - 1) * (np.asarray(percents, np.float64) / 100)
+    whole = np.floor(virtual)
+    lower = np.minimum(whole.astype(np.int64), n - 1)
+    at = np.searchsorted(below, np.concatenate([lower, np.minimum(lower + 1, n - 1)]),
+                         side="right").astype(np.float32)
+    a, b = at[: len(percents)], at[len(percents) :]
+    t = virtual - whole
+    return np.where(t >= 0.5, b - (b - a) * (1 - t).astype(np.float32),
+                    a + (b - a) * t.astype(np.float32)).tolist()
 
 
 def median(values: np.ndarray, axis: int) -> np.ndarray:
