@@ -155,9 +155,6 @@ class Recognizer:
     it is when the best face beats the enrolled back by less than `back_margin`. `confidence`
     is the share of reads with such a lead that were right on the tuning designs
     (`calibration`: lead in units of `min_margin` -> share right).
-    A look whose whole face agrees at least `clear_whole[0]` with its best face and leads
-    every other code's by `clear_whole[1]` is decided by the whole face alone (its corner
-    index and pips are not read).
     Defaults are tuned for an enrolled deck; `synth.generic.GENERIC` holds those for the
     built-in model, which also asks the corner index to name the card (`index_must_name`):
     faces of other designs alone are no evidence of a card's suit.
@@ -193,9 +190,6 @@ class Recognizer:
     lone_suit_lead: float = 0.0  # ... and (when > 0) its suit witnessed twice (`suit_witnessed`)
     max_colour_doubt: float = float("inf")  # a suit's shape this far into the other colour: unsure
     rank_not_down: float = float("inf")  # a rank glyph matched this well: unsure, not face down
-    # a look agreeing this well with its best face (first) and leading every other code's
-    # face by this much (second) is decided by the whole face alone
-    clear_whole: tuple[float, float] = (0.7, 0.1)
     # a card like no face is still face up when it beats the enrolled back by the first and its
     # best code leads by the second (a quad thrown off: a back never got near that far)
     far_from_back: tuple[float, float] = (0.35, 0.05)
@@ -295,14 +289,6 @@ class Recognizer:
         if reading.back > reading.score and self.rank_not_down == np.inf:
             # like the back, the card is face down whatever its corners show (`decide`): they
             # are not read (a third of the looks at a table)
-            nothing = np.zeros(len(CODES))
-            return Look(quad, reading, reading.per_code.copy(), nothing, nothing.copy(),
-                        np.zeros(4))
-        whole_score, whole_lead = self.clear_whole
-        if reading.score >= whole_score and reading.margin >= whole_lead:
-            # the whole face names the card clearly: its corners and pips are not read (a
-            # third of the face-up looks; on the tuning frames no such card was decided
-            # otherwise by them)
             nothing = np.zeros(len(CODES))
             return Look(quad, reading, reading.per_code.copy(), nothing, nothing.copy(),
                         np.zeros(4))

@@ -45,7 +45,6 @@ GENERIC: dict[str, Any] = {
     "snap_below": 0.0,  # another design's face or back is no outline to move a quad onto
     "back_snap_below": 0.0,
     "snap_close_calls": False,
-    "clear_whole": (float("inf"), float("inf")),  # other designs' faces name no card alone
 }
 
 
