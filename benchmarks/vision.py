@@ -40,7 +40,9 @@ import argparse
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -75,6 +77,14 @@ def reference(image: np.ndarray) -> None:
     frame blurred, turned grey and its edges found (a few milliseconds)."""
     grey = cv2.cvtColor(cv2.GaussianBlur(image, (0, 0), 2.0), cv2.COLOR_BGR2GRAY)
     cv2.Canny(grey, 40, 120)
+
+
+def _timed(work: Callable[[np.ndarray], Any], image: np.ndarray, into: list[float]) -> Any:
+    """`work(image)`, its time in seconds appended to `into`."""
+    start = time.perf_counter()
+    out = work(image)
+    into.append(time.perf_counter() - start)
+    return out
 
 
 def score(frame: Frame, sightings: list, tally: Counter) -> None:
@@ -148,17 +158,11 @@ def main() -> int:
         for mode, recognizer in (("enrolled", enrolled), ("not enrolled", generic)):
             tally = tallies.setdefault((mode, name), Counter())
             for frame in batch:
-                start = time.perf_counter()
-                sightings = recognizer(frame.image)
-                if mode == "enrolled":
-                    times.append(time.perf_counter() - start)
-                    start = time.perf_counter()
-                    reference(frame.image)
-                    reference_times.append(time.perf_counter() - start)
-                    start = time.perf_counter()
-                    floor_sightings = floor(frame.image)
-                    floor_times.append(time.perf_counter() - start)
-                    score(frame, floor_sightings, tallies.setdefault((FLOOR, name), Counter()))
+                sightings = _timed(recognizer, frame.image, times if mode == "enrolled" else [])
+                if mode == "enrolled":  # the reference and the floor right after, on the same
+                    _timed(reference, frame.image, reference_times)
+                    score(frame, _timed(floor, frame.image, floor_times),
+                          tallies.setdefault((FLOOR, name), Counter()))
                 score(frame, sightings, tally)
         sys.stderr.write(f"\r{i + 1}/{len(names)} designs")
     sys.stderr.write("\n")
@@ -179,12 +183,11 @@ def main() -> int:
     ms = 1000 * np.array(times)
     print(f"\nms per 1920x1080 frame (enrolled, 1 thread): median {np.median(ms):.1f}  "
           f"p95 {np.percentile(ms, 95):.1f}  over {len(ms)} frames")
-    base = 1000 * np.array(reference_times)
-    print(f"reference workload on the same frames (`reference`): median {np.median(base):.2f} ms; "
-          f"recognizer / reference, frame by frame: median {np.median(ms / base):.2f}")
-    floor_ms = 1000 * np.array(floor_times)
-    print(f"the floor on the same frames: median {np.median(floor_ms):.1f} ms; "
-          f"recognizer / floor, frame by frame: median {np.median(ms / floor_ms):.2f}")
+    for label, short, other in (("reference workload", "reference", reference_times),
+                                ("the floor", "floor", floor_times)):
+        base = 1000 * np.array(other)
+        print(f"{label} on the same frames: median {np.median(base):.2f} ms; "
+              f"recognizer / {short}, frame by frame: median {np.median(ms / base):.2f}")
     print(TARGETS)
     return 0
 
