@@ -93,28 +93,43 @@ class Face:
         """The narrowest margins (left, right, top, bottom, in pixels) inside which `warp`
         (2x3) keeps every face pixel on a picture of the face's size."""
         h, w = self.smooth.shape
+        (a, b, c), (d, e, f) = warp.tolist()  # plain floats: a few corners, many times a card
         left = right = top = bottom = 0
         while 2 * max(0, w - left - right) * max(0, h - top - bottom) >= w * h:
             x0, x1, y0, y1 = left, w - 1 - right, top, h - 1 - bottom
-            u, v = warp @ np.array([[x0, x1, x1, x0], [y0, y0, y1, y1], [1, 1, 1, 1]], float)
-            past = (-u[0], -u[3]), (u[1] - w + 1, u[2] - w + 1), (-v[0], -v[1]), \
-                (v[2] - h + 1, v[3] - h + 1)  # how far the corners lie past each edge
-            more = [math.ceil(max(0.0, *by)) for by in past]
+            # how far the corners lie past each edge (top-left, top-right, bottom-right,
+            # bottom-left)
+            more = [math.ceil(max(0.0, -(a * x0 + b * y0 + c), -(a * x0 + b * y1 + c))),
+                    math.ceil(max(0.0, a * x1 + b * y0 + c - w + 1, a * x1 + b * y1 + c - w + 1)),
+                    math.ceil(max(0.0, -(d * x0 + e * y0 + f), -(d * x1 + e * y0 + f))),
+                    math.ceil(max(0.0, d * x1 + e * y1 + f - h + 1, d * x0 + e * y1 + f - h + 1))]
             if not any(more):  # the map is affine: the pixels between the corners are kept too
                 return left, right, top, bottom
-            left, right, top, bottom = (a + b for a, b in zip((left, right, top, bottom), more,
-                                                              strict=True))
+            left, right, top, bottom = left + more[0], right + more[1], top + more[2], \
+                bottom + more[3]
         raise AlignError("the map takes most of the face off the picture")
 
     def terms(self, margins: tuple[int, int, int, int]) -> _Terms:
         """The terms over the face less `margins`."""
         if margins not in self._terms:  # the sums over all less those over the margins
-            off = np.ones(self.smooth.shape, bool)
-            _inside(off, margins)[:] = False
-            at = np.flatnonzero(off)
-            lost = _sums(self.smooth.reshape(-1)[at], self.motion.reshape(6, -1)[:, at])
-            self._terms[margins] = _Terms.of(self.sums.less(lost))
+            self._terms[margins] = _Terms.of(self.sums.less(_sums(*_edges(
+                self.smooth, self.motion, margins))))
         return self._terms[margins]
+
+
+def _edges(face: np.ndarray, motion: np.ndarray, margins: tuple[int, int, int, int]
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The face values (pixels,) and motion (6, pixels) of the face's pixels in `margins`
+    (left, right, top, bottom): whole rows at the top and bottom, and the rest of whole
+    columns at the left and right."""
+    left, right, top, bottom = margins
+    h, w = face.shape
+    rows = slice(top, h - bottom)
+    parts = [(face[:top], motion[:, :top]), (face[h - bottom:], motion[:, h - bottom:]),
+             (face[rows, :left], motion[:, rows, :left]),
+             (face[rows, w - right:], motion[:, rows, w - right:])]
+    return (np.concatenate([values.reshape(-1) for values, _ in parts]),
+            np.concatenate([moves.reshape(6, -1) for _, moves in parts], axis=1))
 
 
 def _inside(planes: np.ndarray, margins: tuple[int, int, int, int]) -> np.ndarray:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
 
-from hardware.camera.align import AlignError, Face, align
+from hardware.camera.align import AlignError, Face, _sums, _Terms, align
 from hardware.camera.deck import CANON, DeckModel
 
 _FLAGS = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
@@ -88,3 +90,40 @@ def test_the_pixels_a_map_takes_off_the_picture_are_left_out(faces: dict) -> Non
                  np.float64([[3, 0, -w], [0, 3, -h]])):
         with pytest.raises(AlignError):
             face.margins(warp)
+
+
+@pytest.mark.parametrize("margins", [(0, 0, 0, 0), (2, 0, 1, 0), (0, 3, 0, 2), (1, 2, 3, 4)])
+def test_the_terms_less_margins_are_those_of_the_pixels_kept(faces: dict,
+                                                             margins: tuple) -> None:
+    """The terms over a face less margins, made as the sums over the whole face less those
+    over its edge rows and columns, are the terms of the pixels kept, summed afresh."""
+    face = Face.of(_grey(faces["QC"]))
+    left, right, top, bottom = margins
+    h, w = face.smooth.shape
+    rows, cols = slice(top, h - bottom), slice(left, w - right)
+    direct = _Terms.of(_sums(face.smooth[rows, cols].reshape(-1),
+                             face.motion[:, rows, cols].reshape(6, -1)))
+    got = face.terms(margins)
+    for mine, fresh in zip(dataclasses.astuple(got), dataclasses.astuple(direct), strict=True):
+        np.testing.assert_allclose(mine, fresh, rtol=1e-6, atol=1e-6 * abs(direct.norm2))
+
+
+def test_the_margins_keep_every_face_pixel_on_the_picture(faces: dict) -> None:
+    """Under maps turned, scaled and shifted every way, every pixel of the face within the
+    margins found lands on the picture, and no margin is wider than the farthest a corner
+    of the face is moved (rounded up, plus one)."""
+    face = Face.of(_grey(faces["9D"]))
+    h, w = face.smooth.shape
+    rng = np.random.default_rng(5)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+    corners = np.array([[0, w - 1, w - 1, 0], [0, 0, h - 1, h - 1], [1, 1, 1, 1]], float)
+    for _ in range(200):
+        warp = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(-6, 6), rng.uniform(0.94, 1.06))
+        warp[:, 2] += rng.uniform(-4, 4, 2)
+        left, right, top, bottom = face.margins(warp)
+        x, y = xs[top : h - bottom, left : w - right], ys[top : h - bottom, left : w - right]
+        u = warp[0, 0] * x + warp[0, 1] * y + warp[0, 2]
+        v = warp[1, 0] * x + warp[1, 1] * y + warp[1, 2]
+        assert u.min() >= 0 and u.max() <= w - 1 and v.min() >= 0 and v.max() <= h - 1
+        moved = np.abs(warp @ corners - corners[:2]).max()
+        assert max(left, right, top, bottom) <= np.ceil(moved) + 1

@@ -8,12 +8,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from hardware.camera import recognize
 from hardware.camera.deck import CODES
 from hardware.camera.index import RANKS
 from hardware.camera.pips import PipModel
 from hardware.camera.recognize import Look, Reading, Recognizer, _clearest
 from hardware.camera.synth.generic import GENERIC
-from tests.hardware.camera.looks import faceless_deck, look_at
+from tests.hardware.camera.looks import QUAD, faceless_deck, look_at
 
 
 def test_the_clearest_corner_speaks_for_the_index() -> None:
@@ -192,3 +193,34 @@ def test_a_card_far_from_the_enrolled_back_is_not_called_face_down() -> None:
     assert recognizer.decide(look(0.0, 0.08)).why == "like no face"  # not far enough
     assert recognizer.decide(look(-0.2, 0.03)).why == "like no face"  # no clear lead
     assert Recognizer(deck, **GENERIC).decide(look(-0.2, 0.08)).face == "down"  # other backs
+
+
+def test_body_pips_are_read_unless_they_could_not_move_the_card_or_its_confidence(
+        monkeypatch) -> None:
+    """Body pips saying another suit take `pip_cap` off the card's code. A look leading by
+    that much more than the lead of the calibration's last confidence is settled: its pips
+    are not read, and read they would change neither its card nor its confidence. A look
+    leading by a little less has them read, and they lower its confidence."""
+    monkeypatch.setattr(recognize, "index_terms",
+                        lambda deck, picture: (np.zeros(52), np.zeros(52), float("nan")))
+    read: list[bool] = []
+    monkeypatch.setattr(PipModel, "read", lambda model, picture: (
+        read.append(True), (np.array([0.9, 0.1, 0.1, 0.1]), 0, float("nan")))[1])  # spades
+    recognizer = Recognizer(faceless_deck(), pip_weight=1.0)
+    top = recognizer.calibration[1][-1]
+    settled = recognizer.calibration[0][-1] * recognizer.min_margin + recognizer.pip_cap
+    always = replace(recognizer)
+    always._settled = lambda fused: False  # type: ignore[method-assign]
+
+    def told(decider: Recognizer, lead: float) -> tuple[str | None, float]:
+        per_code = np.full(52, 0.3)
+        per_code[CODES.index("7H")] = 0.3 + lead
+        reading = Reading("7H", 0.3 + lead, lead, 0.0, False, per_code, np.arange(52),
+                          np.zeros((2, 2)))
+        sighting = decider.decide(decider.look(np.zeros((4, 4, 3), np.uint8), QUAD, reading))
+        return sighting.card, sighting.confidence
+
+    assert told(recognizer, settled) == ("7H", top) and read == []
+    assert told(always, settled) == ("7H", top) and read == [True]
+    card, confidence = told(recognizer, settled - 0.01)
+    assert card == "7H" and confidence < top and read == [True, True]

@@ -347,3 +347,27 @@ def test_a_clear_back_is_not_aligned_on_a_face(faces: dict, monkeypatch) -> None
     assert back.back > back.score + reading._BACK_LEAD and calls == []
     face = reading.read_card(deck, picture("9C"))
     assert face.code == "9C" and face.back < face.score and len(calls) >= 1
+
+
+def test_a_card_settled_by_its_face_and_index_is_told_alike_without_its_body_pips(
+        monkeypatch) -> None:
+    """The body pips are not read on a look whose lead, before them, is beyond what they can
+    take off it short of the calibration's last confidence: on tuning frames, fewer looks
+    have their pips read, and every sighting (card, confidence, reason, quad) is the same as
+    with the pips read on every look. The built-in model's rules ask the pips on every look."""
+    faces = faces_or_skip("anglo")
+    images = [frame.image for frame in frames(faces, 4, 5050 + list(DESIGNS).index("anglo"))]
+    recognizer = Recognizer(DeckModel.from_faces("anglo", faces))
+    read: list[bool] = []
+    pips_read = type(recognizer.deck.pips).read
+    monkeypatch.setattr(type(recognizer.deck.pips), "read",
+                        lambda model, picture: (read.append(True), pips_read(model, picture))[1])
+    sightings = [recognizer(image) for image in images]
+    settled_reads = len(read)
+    read.clear()
+    monkeypatch.setattr(Recognizer, "_settled", lambda self, fused: False)
+    assert [recognizer(image) for image in images] == sightings
+    assert settled_reads < len(read)
+    monkeypatch.undo()
+    clear = np.r_[1.0, np.zeros(51)]  # a lead of 1
+    assert recognizer._settled(clear) and not replace(recognizer, index_pip_weight=2.0)._settled(clear)
