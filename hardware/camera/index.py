@@ -77,7 +77,28 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     # thin strokes blur lighter than a solid pip: threshold against the darkest ink nearby
     size = max(3, round(0.05 * card_h)) | 1
     near = cv2.dilate(ink, np.ones((size, size), np.uint8))
-    mask = ((ink > INK * np.maximum(near, 0.3)) & (ink > 0.15)).astype(np.uint8)
+    found = _glyphs(region, ink, (ink > INK * np.maximum(near, 0.3)) & (ink > 0.15), top,
+                    card_h, card_w, left, light_ink)
+    if (found is None or found.suit is None) and not light_ink:
+        # a pale glyph beside a solid pip is under the pip's threshold: it falls apart, or
+        # its pieces join the pip; the ink's own level alone then keeps it whole and apart,
+        # a glyph taller than wide with its suit pip under it (on a dark card's negative, the
+        # card's own light art would pass for ink so: not there)
+        again = _glyphs(region, ink, ink > _PALE_INK, top, card_h, card_w, left, light_ink)
+        if again is not None and again.suit is not None and again.rank_aspect < 1.0:
+            return again
+    return found
+
+
+_PALE_INK = 0.3  # on a second look, ink this dark (of the corner's darkest) is ink
+
+
+def _glyphs(region: np.ndarray, ink: np.ndarray, inked: np.ndarray, top: int, card_h: int,
+            card_w: int, left: bool, light_ink: bool) -> Glyphs | None:
+    """The rank glyph and suit pip in one corner's ink (`_corner`), `inked` marking the
+    pixels taken for ink; None when no rank glyph is seen."""
+    rh, rw = ink.shape
+    mask = inked.astype(np.uint8)
     # An index may touch the card's edge once blurred: cut it from the felt beyond the edge
     # and from the felt in the card's rounded corner.
     strip = max(1, round(0.015 * card_w))

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
+from hardware.camera import index
 from hardware.camera.deck import CODES, WARP, DeckModel, on_grey, upright
 from hardware.camera.index import (
     RANKS,
@@ -136,3 +138,22 @@ def test_a_deck_learns_the_corners_it_prints_its_index_in(tuning_faces: dict,
     with np.load(tmp_path / "deck.npz") as data:  # a deck file made before sides were kept
         np.savez(tmp_path / "older.npz", **{k: data[k] for k in data.files if k != "index_sides"})
     assert DeckModel.load(tmp_path / "older.npz").index.sides == (True, True)
+
+
+def test_a_pale_rank_beside_a_solid_pip_is_read_on_the_inks_own_level(monkeypatch) -> None:
+    """gnomangelo prints its rank in a pale, outlined glyph right beside the first body pip.
+    Blurred as a camera far off focus blurs it, the glyph lies under the threshold the solid
+    pip sets nearby: its pieces join the pip into one wide blob, and no suit pip is found
+    under it. Read again on the ink's own level, the glyph stands whole and apart, with its
+    suit pip under it: the nine is a nine (its small pip, so blurred, is a red one, heart or
+    diamond; the whole card tells them apart)."""
+    faces = faces_or_skip("gnomangelo")
+    model = DeckModel.from_faces("gnomangelo", faces).index
+    card = cv2.resize(on_grey(upright(faces["9H"])), WARP, interpolation=cv2.INTER_AREA)
+    blurred = cv2.GaussianBlur(card, (0, 0), 2.5)
+    glyphs = corner_glyphs(blurred, model.sides)
+    assert glyphs and all(g.suit is not None and g.rank_aspect < 1.0 for g in glyphs)
+    ranks, _suits, _doubts = model.corner_scores(blurred)
+    assert RANKS[int(np.argmax(ranks.max(axis=0)))] == "9" and ranks.max() > 0.5
+    monkeypatch.setattr(index, "_PALE_INK", np.inf)  # the local threshold alone, as before
+    assert all(g.suit is None and g.rank_aspect > 1.0 for g in corner_glyphs(blurred, model.sides))
