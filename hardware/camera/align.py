@@ -105,8 +105,8 @@ class Face:
                     math.ceil(max(0.0, d * x1 + e * y1 + f - h + 1, d * x0 + e * y1 + f - h + 1))]
             if not any(more):  # the map is affine: the pixels between the corners are kept too
                 return left, right, top, bottom
-            left, right, top, bottom = left + more[0], right + more[1], top + more[2], \
-                bottom + more[3]
+            left, right, top, bottom = (left + more[0], right + more[1], top + more[2],
+                                        bottom + more[3])
         raise AlignError("the map takes most of the face off the picture")
 
     def terms(self, margins: tuple[int, int, int, int]) -> _Terms:

@@ -59,6 +59,11 @@ _UNSURE = ("close call", "close to the back", "colour doubt", "index does not na
 _CLEAR_LOOK = 0.75
 
 
+# A lead of this many `min_margin` is clear: the full-detail look at the two leading codes
+# (`Recognizer._tell_apart`) is spared
+_CLEAR_LEAD = 5
+
+
 # A look agreeing less than this with its best face is read again on the other rectangles
 # its blob's outline supports (`detect._others`): the best supported is not always the card
 # (tuning frames, four sets: 33 more face-up cards read and 38 more read right, 6 and 7 of
@@ -318,7 +323,7 @@ class Recognizer:
         face-up looks on the tuning frames; the pips take a tenth of the time a card takes.)"""
         needs_pips = self.index_pip_weight or self.lone_suit_lead or self.max_colour_doubt < np.inf
         best, second = _two_best(fused)
-        settled = self.calibration[0][-1] * self.min_margin + self.pip_cap
+        settled = max(self.calibration[0][-1], _CLEAR_LEAD) * self.min_margin + self.pip_cap
         return not needs_pips and float(fused[best] - fused[second]) >= settled
 
     def _clarity(self, scores: np.ndarray) -> float:
@@ -332,7 +337,7 @@ class Recognizer:
         where their faces differ speaks against (in place). Only the loser moves: that look
         says nothing of how either compares with a third code."""
         first, second = _two_best(fused)
-        if fused[first] - fused[second] >= 5 * self.min_margin:
+        if fused[first] - fused[second] >= _CLEAR_LEAD * self.min_margin:
             return  # clear already (and most cards are): spare the time
         red_ink = first // 13 in (1, 2) or second // 13 in (1, 2)  # hearts or diamonds
         foreign = None if reading.red is None else foreign_colour(reading.red, red_ink)
