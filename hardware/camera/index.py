@@ -79,7 +79,7 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     near = cv2.dilate(ink, np.ones((size, size), np.uint8))
     found = _glyphs(region, ink, (ink > INK * np.maximum(near, 0.3)) & (ink > 0.15), top,
                     card_h, card_w, left, light_ink)
-    if (found is None or found.suit is None and found.rank_aspect >= 1.0) and not light_ink:
+    if (found is None or (found.suit is None and found.rank_aspect >= 1.0)) and not light_ink:
         # a pale glyph beside a solid pip is under the pip's threshold: it falls apart, or
         # its pieces join the pip into one blob wider than tall; the ink's own level alone
         # then keeps it whole and apart, a glyph taller than wide with its suit pip under it
