@@ -204,7 +204,7 @@ def test_body_pips_are_read_unless_they_could_not_move_the_card_or_its_confidenc
     monkeypatch.setattr(recognize, "index_terms",
                         lambda deck, picture: (np.zeros(52), np.zeros(52), float("nan")))
     read: list[bool] = []
-    monkeypatch.setattr(PipModel, "read", lambda model, picture: (
+    monkeypatch.setattr(PipModel, "read", lambda model, *args: (
         read.append(True), (np.array([0.9, 0.1, 0.1, 0.1]), 0, float("nan")))[1])  # spades
     recognizer = Recognizer(faceless_deck(), pip_weight=1.0)
     top = recognizer.calibration[1][-1]

@@ -361,7 +361,7 @@ def test_a_card_settled_by_its_face_and_index_is_told_alike_without_its_body_pip
     read: list[bool] = []
     pips_read = type(recognizer.deck.pips).read
     monkeypatch.setattr(type(recognizer.deck.pips), "read",
-                        lambda model, picture: (read.append(True), pips_read(model, picture))[1])
+                        lambda model, *args: (read.append(True), pips_read(model, *args))[1])
     sightings = [recognizer(image) for image in images]
     settled_reads = len(read)
     read.clear()
