@@ -8,7 +8,7 @@ to a fixed square and compared with templates: the enrolled deck's own pips, or 
 tuning designs for unknown decks. The suit is what the pips agree on; red or black ink
 (on a dark card, which prints its pips light, the card's own colour) decides half of it.
 For decks nobody enrolled, each pip's outline says more: a club is cleft between its lobes,
-a spade is not (`notch`). Court cards show no such pips and are left to the rest of the
+a spade is not (`notches`). Court cards show no such pips and are left to the rest of the
 reading.
 """
 
@@ -42,12 +42,12 @@ def _unit(values: np.ndarray) -> np.ndarray:
     return flat / (np.linalg.norm(flat) + 1e-6)
 
 
-def body_pips(picture: np.ndarray, notches: bool = False
+def body_pips(picture: np.ndarray, notched: bool = False
               ) -> tuple[np.ndarray, np.ndarray, float, float, np.ndarray]:
     """The pips in an upright BGR card picture, as normalised pictures (k, PIP_SIZE**2),
     turned upright where they lie in the lower half; whether each one's way up is known (not
     near the middle, `_MIDDLE`); how red and how blue or green their ink is
-    (`ink.ink_colour`); and, with `notches`, each one's `notch` (k,; NaN without)."""
+    (`ink.ink_colour`); and, with `notched`, each one's `notches` (k,; NaN without)."""
     h, w = picture.shape[:2]
     dark = darkest(picture)
     paper, ink_level, middle, low, high = percentiles(dark, (80, 3, 50, 20, 97))
@@ -61,7 +61,7 @@ def body_pips(picture: np.ndarray, notches: bool = False
     ink = np.clip((paper - dark.astype(np.float32)) / (paper - ink_level), 0.0, 1.0)
     count, labels, stats, centres = cv2.connectedComponentsWithStats(
         (ink > 0.5).astype(np.uint8), connectivity=8)
-    pips, settled, depths, coloured = [], [], [], np.zeros((h, w), bool)
+    pips, settled, lobes, coloured = [], [], [], np.zeros((h, w), bool)
     cw, ch = _CORNER[0] * w, _CORNER[1] * h
     xs, ys, ws, hs, areas = stats[1:].T
     aspect = ws / hs  # a component is a pixel high at least
@@ -73,8 +73,8 @@ def body_pips(picture: np.ndarray, notches: bool = False
         blob = labels[y : y + bh, x : x + bw] == i
         patch = np.where(blob, ink[y : y + bh, x : x + bw], 0.0)
         if centres[i][1] > h / 2:  # printed upside down in the lower half
-            patch, blob = patch[::-1, ::-1], blob[::-1, ::-1]
-        depths.append(notch(blob) if notches else float("nan"))
+            patch = patch[::-1, ::-1]
+        lobes.append(notches(blob) if notched else float("nan"))
         side = max(bw, bh)
         square = np.zeros((side, side), np.float32)
         top, left = (side - bh) // 2, (side - bw) // 2
@@ -88,34 +88,30 @@ def body_pips(picture: np.ndarray, notches: bool = False
     if light_ink:
         coloured = ~cv2.dilate(coloured.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
         coloured &= ink < 0.2
-    return np.stack(pips), np.array(settled), *ink_colour(picture, coloured), np.array(depths)
+    return np.stack(pips), np.array(settled), *ink_colour(picture, coloured), np.array(lobes)
 
 
-NOTCHED = 0.06  # a pip whose `notch` is this deep (a share of its size) is cleft: a club
+DEEP_NOTCH = 0.06  # a notch in a pip's outline this deep (a share of its size) counts
+CLUB_NOTCHES = 3  # a pip with this many such notches is a club's (three lobes on a stem)
 
 
-def notch(blob: np.ndarray) -> float:
-    """How deep the deepest notch in an upright pip's outline lies above its widest row, as a
-    share of the pip's size: the clefts between a club's three lobes are there (and a heart's);
-    a spade's outline is convex down to where its stem meets its lobes, below its widest
-    row. (Tuning frames, eleven designs, the median over each card's pips: over NOTCHED on
-    98-100% of clubs, 0-7% of spades, except svg-oxygen, whose sweeping art runs into its
-    pips.)"""
+def notches(blob: np.ndarray) -> float:
+    """How many notches at least `DEEP_NOTCH` of its size deep a pip's outline has, whichever
+    way up it lies: a club's three lobes on a stem leave four (two between the lobes, two
+    where the stem meets them), a spade's two lobes on a stem two. (Tuning frames, eleven
+    designs, every body pip: at least three on 90-100% of each design's clubs, at most two on
+    96-100% of its spades.) NaN when OpenCV cannot walk the outline's hull."""
     mask = np.ascontiguousarray(blob, np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     outline = max(contours, key=cv2.contourArea)
-    widths = mask.sum(axis=1)
-    widest = float(np.nonzero(widths >= 0.9 * widths.max())[0].mean())
     try:
         defects = cv2.convexityDefects(outline, cv2.convexHull(outline, returnPoints=False))
-    except cv2.error:  # a hull OpenCV cannot walk (a self-touching outline): no say
+    except cv2.error:  # a self-touching outline
         return float("nan")
     if defects is None:
         return 0.0
-    defects = defects.reshape(-1, 4)
-    above = outline.reshape(-1, 2)[defects[:, 2], 1] < widest
-    depth = float(defects[above, 3].max()) / 256.0 if above.any() else 0.0
-    return depth / max(mask.shape)
+    depths = defects.reshape(-1, 4)[:, 3] / 256.0
+    return float(np.count_nonzero(depths >= DEEP_NOTCH * max(mask.shape)))
 
 
 @dataclass
@@ -186,12 +182,12 @@ class PipModel:
     def read(self, picture: np.ndarray, notch_weight: float = 0.0) -> tuple[np.ndarray, int, float]:
         """`suit_scores`, how many body pips were found, and their colour doubt
         (`ink.mark_other_colour`; NaN when none were read). With `notch_weight`, the pips'
-        outlines speak too: when at least three in four of those whose way up is known are
-        cleft (`notch`), spades lose that much, when at most one in four, clubs do. Templates
-        of other designs tell a spade from a club by little (a broad spade fits a club's
-        lobes), the cleft by much. (Hearts are cleft and diamonds not, but some designs'
-        curved diamonds come near it, and red suits are not mistaken so: left alone.)"""
-        found, settled, red, cool, depths = body_pips(picture, notches=bool(notch_weight))
+        outlines speak too: when at least three in four of them have a club's notches
+        (`notches`), spades lose that much, when at most one in four, clubs do. Templates of
+        other designs tell a spade from a club by little (a broad spade fits a club's lobes),
+        the notches by much. (A heart has one notch and a diamond none: between the two the
+        rule says nothing; red suits are not mistaken for each other.)"""
+        found, settled, red, cool, lobes = body_pips(picture, notched=bool(notch_weight))
         if not len(found) or not len(self.pips):
             return np.zeros(len(SUITS)), len(found), float("nan")
         sims = found @ self.pips.T  # (k, n)
@@ -204,10 +200,9 @@ class PipModel:
                 per_suit[:, s] = sims[:, mine].max(axis=1)
         scores = per_suit.mean(axis=0)
         doubt = mark_by_colour(scores, red, cool, self.colours)
-        known = depths[settled & ~np.isnan(depths)]
+        known = lobes[~np.isnan(lobes)]
         if notch_weight and len(known):
-            cleft = float(np.mean(known >= NOTCHED))
-            if cleft >= 0.75 or cleft <= 0.25:
-                scores = scores.copy()
-                scores[SUITS.index("S" if cleft >= 0.75 else "C")] -= notch_weight
+            clubs = float(np.mean(known >= CLUB_NOTCHES))
+            if clubs >= 0.75 or clubs <= 0.25:
+                scores[SUITS.index("S" if clubs >= 0.75 else "C")] -= notch_weight
         return scores, len(found), doubt

@@ -27,11 +27,9 @@ VERSION = 13
 # no face it knew, or like another design's back), 34 of 76 showed a rank glyph matched at
 # 0.85 or better, and 4 of 171 face-down cards did: those are unsure rather than face down.
 # `pip_notch_weight` by leaving a family out (five tuning seed sets, 30 frames a design): the
-# body pips' cleft (`pips.notch`) tells a club from a spade where other designs' templates
-# do not: GNOME left out, 1,455 -> 1,530 cards read and 21 -> 9 read wrong; KDE left out,
-# 452 -> 494 read, 2 -> 2 wrong (0.3 and 0.6 gave the same reads, GNOME left out). Spades
-# and clubs only: read on hearts and diamonds too, it made four diamonds unsure (a curved
-# diamond comes near cleft).
+# body pips' notches (`pips.notches`) tell a club from a spade where other designs' templates
+# do not: GNOME left out, 1,456 -> 1,576 cards read and 21 -> 0 read wrong; KDE left out,
+# 452 -> 502 read, 2 -> 2 wrong. Three cards read right before became unsure.
 GENERIC: dict[str, Any] = {
     "min_margin": 0.1,
     "rank_weight": 0.5,

@@ -10,7 +10,7 @@ import pytest
 
 from hardware.camera.deck import CODES, WARP, DeckModel, on_grey, upright
 from hardware.camera.index import face_pictures
-from hardware.camera.pips import NOTCHED, SUITS, PipModel, body_pips, notch
+from hardware.camera.pips import CLUB_NOTCHES, SUITS, PipModel, body_pips, notches
 from tests.cardart import faces_or_skip
 
 TUNING_DESIGN = "svg-standard"  # the pip reader's own check may use a tuning design
@@ -95,28 +95,30 @@ def test_pips_near_the_middle_read_either_side_of_it() -> None:
 
 
 @pytest.mark.parametrize("design", ["paris", "svg-standard", "tango"])
-def test_clubs_are_cleft_spades_not(design: str) -> None:
-    """A pip's outline tells a club from a spade whatever the design: a notch between its
-    lobes above its widest row. Read on every black number card of two tuning designs of
-    either family and the held-out tango, as the camera sees them (130 px high, noise), the
-    median over each card's pips of known way up says cleft for every club and no spade."""
+def test_clubs_have_a_clubs_notches_spades_not(design: str) -> None:
+    """A pip's outline tells a club from a spade whatever the design: three lobes on a stem
+    leave more deep notches than two. Read on every black number card of two tuning designs
+    of either family and the held-out tango, as the camera sees them (130 px high, noise),
+    most of each club's body pips have a club's notches and most of each spade's do not."""
     faces = faces_or_skip(design)
     rng = np.random.default_rng(3)
-    wrong = []
+    wrong, judged = [], 0
     for code in [c for c in NUMBER_CARDS if c[1] in "SC"]:
-        _, settled, _, _, depths = body_pips(_small(faces, code, rng), notches=True)
-        assert len(depths) == len(settled) and not np.isnan(depths).any()
-        if settled.any() and (np.median(depths[settled]) >= NOTCHED) != (code[1] == "C"):
-            wrong.append(code)
-    assert not wrong, f"cleft misjudged on {wrong}"
+        found, _, _, _, lobes = body_pips(_small(faces, code, rng), notched=True)
+        assert len(lobes) == len(found) and not np.isnan(lobes).any()
+        if len(lobes):  # (a two's or three's pips may all lie in the corner zones)
+            judged += 1
+            if (np.mean(lobes >= CLUB_NOTCHES) > 0.5) != (code[1] == "C"):
+                wrong.append(code)
+    assert judged >= 14 and not wrong, f"notches misjudged on {wrong} of {judged} cards"
     _, _, _, _, unasked = body_pips(_small(faces, "5C", rng))
     assert np.isnan(unasked).all()
 
 
-def test_notch_of_drawn_shapes() -> None:
-    """Drawn shapes: three overlapping discs on a stem (a club) are cleft above the widest
-    row; a disc, and a triangle pointing up over a stem (a spade's outline, convex above
-    its widest row), are not."""
+def test_notches_of_drawn_shapes() -> None:
+    """Drawn shapes, either way up: three overlapping discs on a stem (a club) have at least
+    `CLUB_NOTCHES` deep notches; a triangle over a stem (a spade's two lobes and stem) two;
+    a disc none."""
     club = np.zeros((60, 60), np.uint8)
     for centre in ((30, 16), (16, 34), (44, 34)):
         cv2.circle(club, centre, 12, 1, -1)
@@ -125,14 +127,15 @@ def test_notch_of_drawn_shapes() -> None:
     cv2.fillConvexPoly(spade, np.array([[30, 2], [56, 40], [4, 40]], np.int32), 1)
     cv2.rectangle(spade, (27, 30), (33, 58), 1, -1)
     disc = cv2.circle(np.zeros((60, 60), np.uint8), (30, 30), 20, 1, -1)
-    assert notch(club.astype(bool)) >= NOTCHED
-    assert notch(spade.astype(bool)) < NOTCHED
-    assert notch(disc.astype(bool)) < NOTCHED
+    for turn in (lambda a: a, lambda a: a[::-1, ::-1]):
+        assert notches(turn(club).astype(bool)) >= CLUB_NOTCHES
+        assert notches(turn(spade).astype(bool)) == 2
+        assert notches(turn(disc).astype(bool)) == 0
 
 
 def test_notch_weight_marks_down_the_suit_of_the_other_outline() -> None:
-    """With a weight, a card whose pips are cleft loses it on spades, one whose pips are not
-    on clubs; without, the scores are the templates' alone."""
+    """With a weight, a card whose pips have a club's notches loses it on spades, one whose
+    pips have not on clubs; without, the scores are the templates' alone."""
     faces = faces_or_skip(TUNING_DESIGN)
     model = DeckModel.from_faces(TUNING_DESIGN, faces).pips
     rng = np.random.default_rng(5)
