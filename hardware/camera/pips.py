@@ -7,8 +7,8 @@ are cut out (those in the lower half are printed upside down and are turned back
 to a fixed square and compared with templates: the enrolled deck's own pips, or those of all
 tuning designs for unknown decks. The suit is what the pips agree on; red or black ink
 (on a dark card, which prints its pips light, the card's own colour) decides half of it.
-For decks nobody enrolled, each pip's outline says more: a club is cleft between its lobes,
-a spade is not (`notches`). Court cards show no such pips and are left to the rest of the
+For decks nobody enrolled, each pip's outline says more: a club's three lobes on a stem
+leave more notches in it than a spade's two (`notches`). Court cards show no such pips and are left to the rest of the
 reading.
 """
 
@@ -61,7 +61,7 @@ def body_pips(picture: np.ndarray, notched: bool = False
     ink = np.clip((paper - dark.astype(np.float32)) / (paper - ink_level), 0.0, 1.0)
     count, labels, stats, centres = cv2.connectedComponentsWithStats(
         (ink > 0.5).astype(np.uint8), connectivity=8)
-    pips, settled, lobes, coloured = [], [], [], np.zeros((h, w), bool)
+    pips, settled, notch_counts, coloured = [], [], [], np.zeros((h, w), bool)
     cw, ch = _CORNER[0] * w, _CORNER[1] * h
     xs, ys, ws, hs, areas = stats[1:].T
     aspect = ws / hs  # a component is a pixel high at least
@@ -74,7 +74,7 @@ def body_pips(picture: np.ndarray, notched: bool = False
         patch = np.where(blob, ink[y : y + bh, x : x + bw], 0.0)
         if centres[i][1] > h / 2:  # printed upside down in the lower half
             patch = patch[::-1, ::-1]
-        lobes.append(notches(blob) if notched else float("nan"))
+        notch_counts.append(notches(blob) if notched else float("nan"))
         side = max(bw, bh)
         square = np.zeros((side, side), np.float32)
         top, left = (side - bh) // 2, (side - bw) // 2
@@ -88,7 +88,7 @@ def body_pips(picture: np.ndarray, notched: bool = False
     if light_ink:
         coloured = ~cv2.dilate(coloured.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
         coloured &= ink < 0.2
-    return np.stack(pips), np.array(settled), *ink_colour(picture, coloured), np.array(lobes)
+    return np.stack(pips), np.array(settled), *ink_colour(picture, coloured), np.array(notch_counts)
 
 
 DEEP_NOTCH = 0.06  # a notch in a pip's outline this deep (a share of its size) counts
@@ -99,8 +99,8 @@ def notches(blob: np.ndarray) -> float:
     """How many notches at least `DEEP_NOTCH` of its size deep a pip's outline has, whichever
     way up it lies: a club's three lobes on a stem leave four (two between the lobes, two
     where the stem meets them), a spade's two lobes on a stem two. (Tuning frames, eleven
-    designs, every body pip: at least three on 90-100% of each design's clubs, at most two on
-    96-100% of its spades.) NaN when OpenCV cannot walk the outline's hull."""
+    designs, every body pip: at least three on 97-100% of each design's clubs, at most two on
+    98-100% of its spades.) NaN when OpenCV cannot walk the outline's hull."""
     mask = np.ascontiguousarray(blob, np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     outline = max(contours, key=cv2.contourArea)
@@ -187,7 +187,7 @@ class PipModel:
         other designs tell a spade from a club by little (a broad spade fits a club's lobes),
         the notches by much. (A heart has one notch and a diamond none: between the two the
         rule says nothing; red suits are not mistaken for each other.)"""
-        found, settled, red, cool, lobes = body_pips(picture, notched=bool(notch_weight))
+        found, settled, red, cool, counts = body_pips(picture, notched=bool(notch_weight))
         if not len(found) or not len(self.pips):
             return np.zeros(len(SUITS)), len(found), float("nan")
         sims = found @ self.pips.T  # (k, n)
@@ -200,7 +200,7 @@ class PipModel:
                 per_suit[:, s] = sims[:, mine].max(axis=1)
         scores = per_suit.mean(axis=0)
         doubt = mark_by_colour(scores, red, cool, self.colours)
-        known = lobes[~np.isnan(lobes)]
+        known = counts[~np.isnan(counts)]
         if notch_weight and len(known):
             clubs = float(np.mean(known >= CLUB_NOTCHES))
             if clubs >= 0.75 or clubs <= 0.25:

@@ -104,11 +104,11 @@ def test_clubs_have_a_clubs_notches_spades_not(design: str) -> None:
     rng = np.random.default_rng(3)
     wrong, judged = [], 0
     for code in [c for c in NUMBER_CARDS if c[1] in "SC"]:
-        found, _, _, _, lobes = body_pips(_small(faces, code, rng), notched=True)
-        assert len(lobes) == len(found) and not np.isnan(lobes).any()
-        if len(lobes):  # (a two's or three's pips may all lie in the corner zones)
+        found, _, _, _, counts = body_pips(_small(faces, code, rng), notched=True)
+        assert len(counts) == len(found) and not np.isnan(counts).any()
+        if len(counts):  # (a two's or three's pips may all lie in the corner zones)
             judged += 1
-            if (np.mean(lobes >= CLUB_NOTCHES) > 0.5) != (code[1] == "C"):
+            if (np.mean(counts >= CLUB_NOTCHES) > 0.5) != (code[1] == "C"):
                 wrong.append(code)
     assert judged >= 14 and not wrong, f"notches misjudged on {wrong} of {judged} cards"
     _, _, _, _, unasked = body_pips(_small(faces, "5C", rng))
