@@ -186,7 +186,7 @@ class Recognizer:
     pair_blur: float = 2.0  # ... also with the faces blurred this much, for a blurred picture
     pip_weight: float = 1.0  # the body pips' say on the suit (`pips`), costing at most
     pip_cap: float = 0.05  # ... this much
-    pip_notch_weight: float = 0.0  # the body pips' cleft or its absence (`pips.notch`) this much
+    pip_notch_weight: float = 0.0  # the body pips' notch count (`pips.notches`) this much
     count_bonus: float = 0.03  # too close to call: the code fitting the body pip count gains
     index_must_name: bool = False  # read a card only when its corner index names it too,
     index_suit_lead: float = 0.0  # ... its suit ahead of the next suit's by this much
