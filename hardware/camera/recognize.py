@@ -17,6 +17,7 @@ import numpy as np
 from hardware.camera.deck import CODES, DeckModel
 from hardware.camera.detect import find_cards
 from hardware.camera.edges import refine_quad
+from hardware.camera.heap import keep_freed_memory
 from hardware.camera.pairwise import contrast, discriminate, foreign_colour
 from hardware.camera.reading import LIKE_BACK, Reading, read_card, unaligned, warp_card
 from hardware.camera.snap import snap
@@ -204,6 +205,9 @@ class Recognizer:
         (0.0, 1.0, 2.0, 3.0, 5.0, 10.0), (0.3, 0.7, 0.95, 0.97, 0.99, 0.998))
     _contrasts: dict[tuple[int, float], np.ndarray] = field(
         default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        keep_freed_memory()  # a frame's megabytes of temporaries stay for the next (`heap`)
 
     def examine(self, frame: np.ndarray) -> list[Look]:
         """Every card-shaped thing, as the recognizer saw it (before deciding)."""
