@@ -50,15 +50,16 @@ def on_grey(image: np.ndarray) -> np.ndarray:
     return image
 
 
-def _normalise(grey: np.ndarray, red: np.ndarray, dims: int) -> np.ndarray:
-    """Cells (k, pixels) of both planes -> zero-mean, unit-ish norm rows padded to `dims`."""
-    grey = grey - grey.mean(axis=1, keepdims=True)
-    red = 0.7 * (red - red.mean(axis=1, keepdims=True))
-    cells = np.concatenate([grey, red], axis=1)
-    cells /= np.sqrt((cells**2).sum(axis=1, keepdims=True) + 25.0 * cells.shape[1])
-    out = np.zeros((cells.shape[0], dims), np.float32)
-    out[:, : cells.shape[1]] = cells
-    return out
+def _normalise(grey: np.ndarray, red: np.ndarray, out: np.ndarray) -> None:
+    """Cells (k, pixels) of both planes -> zero-mean, unit-ish norm rows, written into the
+    first columns of `out` (k, dims; the rest stays as it is: zeros, the padding)."""
+    pixels = grey.shape[1]
+    cells = out[:, : 2 * pixels]
+    # each plane less its mean (np.mean's own sum and division, without its overhead)
+    np.subtract(grey, np.add.reduce(grey, axis=1, keepdims=True) / pixels, out=cells[:, :pixels])
+    np.subtract(red, np.add.reduce(red, axis=1, keepdims=True) / pixels, out=cells[:, pixels:])
+    cells[:, pixels:] *= 0.7
+    cells /= np.sqrt(np.add.reduce(cells**2, axis=1, keepdims=True) + 25.0 * cells.shape[1])
 
 
 def fine_planes(picture: np.ndarray) -> np.ndarray:
@@ -93,7 +94,9 @@ def plane_features(planes: np.ndarray) -> np.ndarray:
         cut = plane[: ch * GRID[1], : cw * GRID[0]].reshape(GRID[1], ch, GRID[0], cw)
         return cut.transpose(0, 2, 1, 3).reshape(GRID[0] * GRID[1], ch * cw)
 
-    grid = _normalise(tiles(grey), tiles(red), dims)
+    grid = GRID[0] * GRID[1]
+    out = np.zeros((grid + CORNER_CELLS, dims), np.float32)
+    _normalise(tiles(grey), tiles(red), out[:grid])
     kw, kh = _CORNER_REGION
     # the four corners (clockwise from top-left) of both planes, shrunk to _CORNER: as
     # cv2.resize(..., INTER_AREA) does, by its two (linear) maps at once
@@ -101,8 +104,8 @@ def plane_features(planes: np.ndarray) -> np.ndarray:
         planes[:, :kh, :kw], planes[:, :kh, 2 * w - kw:],
         planes[:, 2 * h - kh:, 2 * w - kw:], planes[:, 2 * h - kh:, :kw]], axis=1)
     shrunk = np.matmul(np.matmul(_CORNER_ROWS, patches), _CORNER_COLS)  # (2, 4, 28, 18)
-    corners = _normalise(shrunk[0].reshape(4, -1), shrunk[1].reshape(4, -1), dims)
-    return np.concatenate([grid, corners])
+    _normalise(shrunk[0].reshape(4, -1), shrunk[1].reshape(4, -1), out[grid:])
+    return out
 
 
 CORNER_CELLS = 4

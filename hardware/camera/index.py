@@ -15,6 +15,7 @@ Red or black ink (or card, for a dark card) decides half the suit.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import cv2
@@ -54,8 +55,9 @@ class Glyphs:
 def _normalised(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     small = np.asarray(cv2.GaussianBlur(
         cv2.resize(patch, size, interpolation=cv2.INTER_AREA).astype(np.float32), (3, 3), 0.6))
-    flat = small.reshape(-1) - small.mean()
-    return (flat / (np.linalg.norm(flat) + 1e-6)).astype(np.float32)
+    flat = small.reshape(-1)
+    flat = flat - flat.sum() / flat.size  # less its mean (np.mean's sum, without its overhead)
+    return flat / (np.sqrt(flat @ flat) + 1e-6)  # (np.linalg.norm's way)
 
 
 def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs | None:
@@ -107,18 +109,20 @@ def _glyphs(region: np.ndarray, ink: np.ndarray, inked: np.ndarray, top: int, ca
     if not left:
         mask = mask[:, ::-1]
     mask[:, :strip] = 0
-    mask[np.add.outer(np.arange(rh), np.arange(rw)) < 0.1 * card_w] = 0
+    mask[_rounded_corner(rh, rw, 0.1 * card_w)] = 0
     if not left:
         mask = np.ascontiguousarray(mask[:, ::-1])
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # (16-bit labels: a corner holds fewer blobs than that, and OpenCV counts them faster)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8,
+                                                               ltype=cv2.CV_16U)
     xs, ys, ws, hs, areas = stats[1:].T
     # a blob crossing the cut is a picture or a big pip; a sliver along the card's own edge is
     # felt or shadow, not ink
     crosses = (xs + ws >= rw if left else xs == 0) | (ys + hs >= rh) | (areas < 6)
     outer_x = xs if left else rw - (xs + ws)  # from the card's own edge
     sliver = ((ws <= 2) & (outer_x <= strip + 1)) | ((hs <= 2) & (ys <= strip + 1))
-    blobs = [(*(int(v) for v in stats[i, :4]), int(i))
-             for i in np.nonzero(~crosses & ~sliver)[0] + 1]
+    rows = stats.tolist()
+    blobs = [(*rows[i][:4], i) for i in (np.nonzero(~crosses & ~sliver)[0] + 1).tolist()]
     upper = [b for b in blobs if b[1] + b[3] < top]
     lo_h, hi_h = 0.045 * card_h, 0.22 * card_h
     ranks = sorted((b for b in upper if lo_h <= b[3] <= hi_h and b[2] <= 0.2 * card_w),
@@ -158,6 +162,15 @@ def _glyphs(region: np.ndarray, ink: np.ndarray, inked: np.ndarray, top: int, ca
         coloured = ~cv2.dilate(mask, _SQUARE3).astype(bool) & (ink < 0.2)
     return Glyphs(_normalised(rank_patch, RANK_SIZE), w / h, suit, *ink_colour(region, coloured),
                   left=left)
+
+
+@functools.cache
+def _rounded_corner(height: int, width: int, reach: float) -> np.ndarray:
+    """Where a corner region (`height` x `width`, the card's corner at its top-left) lies
+    within `reach` of the corner along both edges together: the felt in a rounded corner."""
+    corner = np.add.outer(np.arange(height), np.arange(width)) < reach
+    corner.flags.writeable = False  # one for every call alike
+    return corner
 
 
 def corner_glyphs(picture: np.ndarray, sides: tuple[bool, bool] = (True, True)) -> list[Glyphs]:

@@ -38,8 +38,8 @@ _MIDDLE = 0.06  # a pip centred this near the card's middle (share of its height
 
 def _unit(values: np.ndarray) -> np.ndarray:
     flat = values.reshape(-1).astype(np.float32)
-    flat = flat - flat.mean()
-    return flat / (np.linalg.norm(flat) + 1e-6)
+    flat = flat - flat.sum() / flat.size  # less its mean (np.mean's sum, without its overhead)
+    return flat / (np.sqrt(flat @ flat) + 1e-6)  # (np.linalg.norm's way)
 
 
 def body_pips(picture: np.ndarray, notched: bool = False
@@ -59,8 +59,9 @@ def body_pips(picture: np.ndarray, notched: bool = False
     if paper - ink_level < 40 or paper < 100:  # no light paper with dark ink on it
         return *empty, 0.0, 0.0, np.zeros(0)
     ink = np.clip((paper - dark.astype(np.float32)) / (paper - ink_level), 0.0, 1.0)
+    # (16-bit labels: a card picture has fewer blobs than that, and OpenCV counts them faster)
     count, labels, stats, centres = cv2.connectedComponentsWithStats(
-        (ink > 0.5).astype(np.uint8), connectivity=8)
+        (ink > 0.5).astype(np.uint8), connectivity=8, ltype=cv2.CV_16U)
     pips, settled, notch_counts, coloured = [], [], [], np.zeros((h, w), bool)
     cw, ch = _CORNER[0] * w, _CORNER[1] * h
     xs, ys, ws, hs, areas = stats[1:].T

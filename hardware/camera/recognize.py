@@ -211,6 +211,13 @@ class Recognizer:
 
     def examine(self, frame: np.ndarray) -> list[Look]:
         """Every card-shaped thing, as the recognizer saw it (before deciding)."""
+        return [look for look, _sighting in self._seen(frame)]
+
+    def __call__(self, frame: np.ndarray) -> list[Sighting]:
+        return [sighting for _look, sighting in self._seen(frame)]
+
+    def _seen(self, frame: np.ndarray) -> list[tuple[Look, Sighting]]:
+        """`examine`, each look with what it says (`decide`, made once a look)."""
         if frame.ndim != 3 or frame.shape[2] != 3:
             raise ValueError(f"expected a BGR colour frame, got an array of shape {frame.shape}")
         out = []
@@ -226,42 +233,45 @@ class Recognizer:
                 other = read_card(self.deck, other_picture)
                 if other.score > reading.score:  # the edges were misread: the mask's quad fits
                     quad, reading, picture = candidate.coarse, other, other_picture
-            look = self._second_look(frame, self.look(picture, quad, reading))
-            if candidate.others and look.reading.score < _OTHER_SHAPES_BELOW:
-                look = self._other_shapes(frame, look, candidate.others)
-            out.append(look)
+            seen = self._second_look(frame, self.look(picture, quad, reading))
+            if candidate.others and seen[0].reading.score < _OTHER_SHAPES_BELOW:
+                seen = self._other_shapes(frame, *seen, candidate.others)
+            out.append(seen)
         return out
 
-    def _other_shapes(self, frame: np.ndarray, look: Look, others: tuple[np.ndarray, ...]
-                      ) -> Look:
-        """A weak look not like the back read again on the likeliest of the other rectangles
-        its blob's outline supports (`Candidate.others`), moved onto the card's edges: that
-        reading when it is a card agreeing better with its face than the look did; else the
-        same look."""
+    def _other_shapes(self, frame: np.ndarray, look: Look, sighting: Sighting,
+                      others: tuple[np.ndarray, ...]) -> tuple[Look, Sighting]:
+        """A weak look (and what it says) not like the back read again on the likeliest of the
+        other rectangles its blob's outline supports (`Candidate.others`), moved onto the
+        card's edges: that reading when it is a card agreeing better with its face than the
+        look did; else the same look."""
+        same = look, sighting
         if look.reading.back >= look.reading.score:
-            return look
+            return same
         # by a quick look first: the likeliest is read in full when it is near (`_QUICK_SLACK`)
         quick = [(float(unaligned(self.deck, warp_card(frame, other))[2].max()), k)
                  for k, other in enumerate(others)]
         first, k = max(quick)
         if first < look.reading.score - _QUICK_SLACK:
-            return look
+            return same
         quad = refine_quad(frame, others[k])
         picture = warp_card(frame, quad)
         reading = read_card(self.deck, picture)
         if reading.score <= max(look.reading.score, reading.back):
-            return look
+            return same
         again = self.look(picture, quad, reading)
-        return again if self.decide(again).face == "up" else look
+        said = self.decide(again)
+        return (again, said) if said.face == "up" else same
 
-    def _second_look(self, frame: np.ndarray, look: Look) -> Look:
+    def _second_look(self, frame: np.ndarray, look: Look) -> tuple[Look, Sighting]:
         """A weak look again with its quad moved (`snap`) onto what it may be: a card not
         read onto the face it was read as, when the card there fits that face `snap_fit` and
         better than before (a back, pulled onto a face, fits it half-way at best), and a close
         call so however well it fitted, when its best code leads by more there (a quad a few
         pixels off hides where two faces differ: an index at the edge); a card not
         face down onto the enrolled back, when the back there fits `snap_fit` and better than
-        any face (a back's quad off, its face-like pattern read as a card). Else the same."""
+        any face (a back's quad off, its face-like pattern read as a card). Else the same.
+        With what the look kept says (`decide`)."""
         reading = look.reading
         sighting = self.decide(look)
         face = sighting.face
@@ -270,12 +280,14 @@ class Recognizer:
                                                               or close):
             at = reading.face_of[CODES.index(reading.code)]
             best = self.deck.greys[at], self.deck.fine[at] if len(self.deck.fine) else None
-            return self._moved(frame, look, best, lambda again: again.score >= max(
+            moved = self._moved(frame, look, best, lambda again: again.score >= max(
                 self.snap_fit, reading.score), close)
-        if face != "down" and reading.score < self.back_snap_below and len(self.deck.back_greys):
-            return self._moved(frame, look, (self.deck.back_greys[0], None), lambda again: (
+        elif face != "down" and reading.score < self.back_snap_below and len(self.deck.back_greys):
+            moved = self._moved(frame, look, (self.deck.back_greys[0], None), lambda again: (
                 again.back >= max(self.snap_fit, again.score)))
-        return look
+        else:
+            moved = look
+        return (look, sighting) if moved is look else (moved, self.decide(moved))
 
     def _moved(self, frame: np.ndarray, look: Look,
                template: tuple[np.ndarray, np.ndarray | None],
@@ -372,9 +384,6 @@ class Recognizer:
         fits = self.deck.pips.fits(first, count), self.deck.pips.fits(second, count)
         if fits[0] != fits[1]:
             fused[first if fits[0] else second] += self.count_bonus
-
-    def __call__(self, frame: np.ndarray) -> list[Sighting]:
-        return [self.decide(look) for look in self.examine(frame)]
 
     def decide(self, look: Look) -> Sighting:
         """What one look says: face down, unsure, or a card with its confidence."""

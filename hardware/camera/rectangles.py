@@ -2,113 +2,152 @@
 grouped by their turn, give side positions; pairs of sides (or three sides, the fourth placed
 by the card's aspect ratio) make boxes; a box counts when enough of its sides is outline.
 `detect` searches blobs that hands, chips or a printed line touch this way.
+
+The search runs several times a frame on a few hundred outline points and a few dozen boxes,
+so its cost is mostly per numpy call: the steps are written to make few calls, and small
+lists are handled in plain Python (whose float arithmetic is numpy's, bit for bit).
 """
 
 from __future__ import annotations
 
-import functools
+import itertools
+import math
 
 import numpy as np
 
+# the side placed opposite a seen one lies below it, then above it (`_three_sided`)
+_SIGNS = np.array([-1.0, 1.0]).reshape(2, 1, 1, 1)
 
-def _rect_quads(boxes: np.ndarray, theta: float) -> np.ndarray:
-    """Corners (k, 4, 2) of boxes (k, 4: u_lo, u_hi, v_lo, v_hi) turned by `theta`."""
-    c, s = np.cos(theta), np.sin(theta)
-    u = boxes[:, [0, 1, 1, 0]]
-    v = boxes[:, [2, 2, 3, 3]]
-    return np.stack([u * c - v * s, u * s + v * c], axis=2)
+
+# the corners of a box (u_lo, u_hi, v_lo, v_hi) in order round it, as columns of the box
+_CORNER_U, _CORNER_V = np.array([0, 1, 1, 0]), np.array([2, 2, 3, 3])
+
+
+def _rect_quads(boxes: np.ndarray, c: float, s: float) -> np.ndarray:
+    """Corners (k, 4, 2) of boxes (k, 4: u_lo, u_hi, v_lo, v_hi) turned by the angle whose
+    cosine and sine are `c` and `s`."""
+    u, v = boxes[:, _CORNER_U], boxes[:, _CORNER_V]
+    quads = np.empty((len(boxes), 4, 2))
+    np.subtract(u * c, v * s, out=quads[..., 0])
+    np.add(u * s, v * c, out=quads[..., 1])
+    return quads
+
+
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of `values` (rows, n), what `np.unique(row, return_inverse=True)` gives, in
+    few numpy calls (they are most of the cost on a few dozen values): the distinct values
+    of all rows (each row's ascending, row after row), where each value is among them, and
+    how many each row has."""
+    rows, n = values.shape
+    order = (np.argsort(values, axis=1) + np.arange(0, rows * n, n)[:, None]).ravel()
+    ordered = values.ravel()[order]
+    first = np.empty(rows * n, dtype=bool)  # the first of a run of equal values in a row
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    first[::n] = True
+    where = np.empty(rows * n, dtype=np.intp)
+    where[order] = np.cumsum(first) - 1
+    return ordered[first], where.reshape(rows, n), first.reshape(rows, n).sum(axis=1)
 
 
 def _on_sides(u: np.ndarray, v: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """(boxes,): how many outline points (u, v) lie on each box's sides: within 2.5 of a
     side's line and at most 2 beyond its ends. Boxes share side positions, so each test runs
-    once per distinct position, its answers for the points packed as bits (64 to a word; the
-    points padded with NaN, which passes no test) and combined per box."""
-    pad = np.full(-len(u) % 64, np.nan)
-    k = len(boxes)
-
-    def tests(coords: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Per box, as bits: on the side at `lo`, on that at `hi`, past `lo` less 2, short
-        of `hi` plus 2 (`coords` along the axis across those sides)."""
-        at, where = np.unique(np.concatenate([lo, hi]), return_inverse=True)
-        points = np.concatenate([coords, pad])[None]
-        at = at[:, None]
-        near, after, before = (np.packbits(test, axis=1).view(np.uint64) for test in (
-            np.abs(points - at) < 2.5, points > at - 2, points < at + 2))
-        first, second = where[:k], where[k:]
-        return near[first], near[second], after[first], before[second]
-
-    at_left, at_right, right_of_left, left_of_right = tests(u, boxes[:, 0], boxes[:, 1])
-    at_top, at_bottom, below_top, above_bottom = tests(v, boxes[:, 2], boxes[:, 3])
-    along = (at_top | at_bottom) & right_of_left & left_of_right
-    across = (at_left | at_right) & below_top & above_bottom
+    once per distinct position (along u, then along v, in one array), its answers for the
+    points packed as bits (64 to a word; the points padded with NaN, which passes no test)
+    and combined per box."""
+    n = len(u)
+    points = np.full((2, (n + 63) // 64 * 64), np.nan)
+    points[0, :n], points[1, :n] = u, v
+    # per axis, the boxes' lower sides, then their upper ones
+    at, rows, per_axis = _distinct(boxes.T.reshape(2, -1))
+    coords = np.repeat(points, per_axis, axis=0)  # each position's row: u's or v's
+    tests = np.empty((3, *coords.shape), dtype=bool)
+    np.greater(coords, (at - 2)[:, None], out=tests[1])  # past the position less 2
+    np.less(coords, (at + 2)[:, None], out=tests[2])  # short of it plus 2
+    offset = np.subtract(coords, at[:, None], out=coords)
+    np.less(np.abs(offset, out=offset), 2.5, out=tests[0])  # within 2.5 of it
+    # (test, axis, lower or upper side, box, word): one gather for all
+    near, after, before = np.packbits(tests, axis=2).view(np.uint64)[:, rows.reshape(2, 2, -1)]
+    along = (near[1, 0] | near[1, 1]) & after[0, 0] & before[0, 1]
+    across = (near[0, 0] | near[0, 1]) & after[1, 0] & before[1, 1]
     return np.bitwise_count(along | across).sum(axis=1)
 
 
-def _peaks(values: np.ndarray, weight: np.ndarray, keep: int, min_count: float) -> list[float]:
+def _peaks(values: np.ndarray, keep: int, min_count: float) -> list[float]:
+    """Up to `keep` positions where `values` crowd (a histogram of unit bins, summed over
+    three), strongest first, each more than 3 bins from a stronger one."""
     if len(values) == 0:
         return []
-    lo = np.floor(values.min()) - 2
-    hist = np.bincount((values - lo).astype(int), weights=weight).astype(np.float64)
+    lo = math.floor(values.min()) - 2.0
+    hist = np.bincount((values - lo).astype(int)).astype(np.float64)
     hist = np.convolve(hist, [1.0, 1.0, 1.0], mode="same")
-    order = np.argsort(hist)[::-1]
+    order = np.argsort(hist)[::-1]  # its order among equal counts picks between them
+    strong = order[:np.count_nonzero(hist >= min_count)].tolist()
     picked: list[int] = []
-    for i in order:
-        if hist[i] < min_count or len(picked) == keep:
+    taken: set[int] = set()  # bins within 3 of a picked one
+    for i in strong:
+        if len(picked) == keep:
             break
-        if all(abs(i - j) > 3 for j in picked):
-            picked.append(int(i))
+        if i not in taken:
+            picked.append(i)
+            taken.update(range(i - 3, i + 4))
     return [p + lo + 0.5 for p in picked]
 
 
-@functools.cache
-def _pair_indices(n: int) -> tuple[np.ndarray, np.ndarray]:
-    return np.triu_indices(n, 1)
+def _pairs(values: list[float], spans: tuple[float, float]) -> list[tuple[float, float]]:
+    """The pairs (lower, upper) of `values` `spans[0]` to `spans[1]` apart, in the order of
+    `np.triu_indices`."""
+    pairs = [(a, b) if a <= b else (b, a) for a, b in itertools.combinations(values, 2)]
+    return [(a, b) for a, b in pairs if spans[0] <= b - a <= spans[1]]
 
 
-def _pairs(values: np.ndarray) -> np.ndarray:
-    i, j = _pair_indices(len(values))
-    return np.sort(np.stack([values[i], values[j]], axis=1), axis=1)
+def _three_sided(out: np.ndarray, pairs: list[tuple[float, float]], singles: list[float],
+                 aspect: float, fixed: slice, placed: tuple[int, int]) -> None:
+    """Fills `out` (2 * p * s * 2, 4: whole rows of an array, so that its reshape is a
+    view) with boxes of three seen sides: a pair (its positions in the columns `fixed`) and a
+    single side, the side opposite it placed a card's other side away: below it, then above
+    it; per pair, per single, the pair's span over `aspect`, then times it. The single side
+    and the placed one go in the columns `placed` (lower, upper)."""
+    boxes = out.reshape(2, len(pairs), len(singles), 2, 4)
+    boxes[..., fixed] = np.array(pairs)[:, None, None, :]
+    lengths = np.array([((b - a) / aspect, (b - a) * aspect) for a, b in pairs])  # (p, 2)
+    start = np.array(singles)[:, None]  # (s, 1)
+    other = start + _SIGNS * lengths[:, None, :]  # (2, p, s, 2)
+    np.minimum(start, other, out=boxes[..., placed[0]])
+    np.maximum(start, other, out=boxes[..., placed[1]])
 
 
-def _hypotheses(us: np.ndarray, vs: np.ndarray, aspect: float,
+def _hypotheses(us: list[float], vs: list[float], aspect: float,
                 spans: tuple[float, float]) -> np.ndarray:
     """Boxes (u_lo, u_hi, v_lo, v_hi) from side positions: all four sides seen, or three
     (the fourth placed by the card's aspect ratio). Only pairs of sides `spans[0]` to
-    `spans[1]` apart are taken (a card's short side at the least, its long side at most)."""
-    out = []
-    pu, pv = _pairs(us), _pairs(vs)
-    pu = pu[(pu[:, 1] - pu[:, 0] >= spans[0]) & (pu[:, 1] - pu[:, 0] <= spans[1])]
-    pv = pv[(pv[:, 1] - pv[:, 0] >= spans[0]) & (pv[:, 1] - pv[:, 0] <= spans[1])]
-    if len(pu) and len(pv):
-        a = np.repeat(pu, len(pv), axis=0)
-        b = np.tile(pv, (len(pu), 1))
-        out.append(np.concatenate([a, b], axis=1))
-    for pairs, singles, swap in ((pu, vs, False), (pv, us, True)):
-        if not len(pairs) or not len(singles):
-            continue
-        span = pairs[:, 1] - pairs[:, 0]
-        lengths = np.stack([span / aspect, span * aspect], axis=1)  # (p, 2)
-        for sign in (-1.0, 1.0):
-            other = singles[None, :, None] + sign * lengths[:, None, :]  # (p, s, 2)
-            start = np.broadcast_to(singles[None, :, None], other.shape)
-            lo_hi = np.sort(np.stack([start, other], axis=-1), axis=-1).reshape(-1, 2)
-            fixed = np.repeat(pairs, other.shape[1] * 2, axis=0)
-            box = np.concatenate([lo_hi, fixed] if swap else [fixed, lo_hi], axis=1)
-            out.append(box)
-    return np.concatenate(out) if out else np.zeros((0, 4))
+    `spans[1]` apart are taken (a card's short side at the least, its long side at most).
+    The boxes are written into one array, block by block, to keep the numpy calls few."""
+    pu, pv = _pairs(us, spans), _pairs(vs, spans)
+    four = len(pu) * len(pv)
+    across_u, across_v = 4 * len(pu) * len(vs), 4 * len(pv) * len(us)
+    out = np.empty((four + across_u + across_v, 4))
+    if four:
+        out[:four] = [(*a, *b) for a in pu for b in pv]
+    if across_u:
+        _three_sided(out[four:four + across_u], pu, vs, aspect, slice(0, 2), (2, 3))
+    if across_v:
+        _three_sided(out[four + across_u:], pv, us, aspect, slice(2, 4), (0, 1))
+    return out
 
 
-def _peak_turn(direction: np.ndarray, peak: int) -> float:
-    """The outline's local directions (modulo a right angle) averaged close around the
-    histogram's `peak` (degrees): leans to the peak's bin, a few degrees off for a side that
-    runs in one-pixel steps."""
-    near = np.abs(np.degrees(direction) - peak)
+def _peak_turn(degrees: np.ndarray, peak: int) -> float:
+    """The outline's local directions (modulo a right angle, in degrees) averaged close
+    around the histogram's `peak` (degrees): leans to the peak's bin, a few degrees off
+    for a side that runs in one-pixel steps."""
+    near = np.abs(degrees - peak)
     near = np.minimum(near, 90 - near)
-    if not (near < 6).any():
+    close = near < 6
+    if not close.any():
         return float(np.radians(peak))
-    weights = np.exp(-(near[near < 6] / 6.0) ** 2)
-    return float(np.radians(np.average(np.degrees(direction)[near < 6], weights=weights)))
+    weights = np.exp(-(near[close] / 6.0) ** 2)
+    # np.average's own sums, without its checks
+    return float(np.radians((degrees[close] * weights).sum() / weights.sum()))
 
 
 _TURN_SPREAD = np.radians(12.0)
@@ -124,6 +163,14 @@ def _mean_turn(direction: np.ndarray, peak: float) -> float:
         return peak
     four = 4.0 * direction[near]
     return float(np.mod(np.arctan2(np.sin(four).sum(), np.cos(four).sum()) / 4.0, np.pi / 2))
+
+
+def _turn_histogram(degrees: np.ndarray) -> np.ndarray:
+    """(90,): how many of the outline's local directions fall in each degree (modulo a right
+    angle), summed with the bins either side (round the circle)."""
+    counts = np.bincount(degrees.astype(int) % 90, minlength=90)
+    ring = np.concatenate([counts[-1:], counts, counts[:1]])
+    return (ring[:-2] + ring[1:-1] + ring[2:]).astype(np.float64)
 
 
 def rectangles(
@@ -142,32 +189,37 @@ def rectangles(
     if n < 40:
         return []
     step = 3
-    delta = np.roll(pts, -step, axis=0) - np.roll(pts, step, axis=0)
-    direction = np.mod(np.arctan2(delta[:, 1], delta[:, 0]), np.pi / 2)
-    hist = np.bincount((np.degrees(direction)).astype(int) % 90, minlength=90).astype(np.float64)
-    hist = hist + np.roll(hist, 1) + np.roll(hist, -1)
+    ring = np.concatenate([pts[-step:], pts, pts[:step]])  # the outline is closed
+    delta = ring[2 * step:] - ring[:-2 * step]  # from `step` points back to `step` on
+    heading = np.arctan2(delta[:, 1], delta[:, 0])
+    direction = np.mod(heading, np.pi / 2)
+    degrees = np.degrees(direction)
+    hist = _turn_histogram(degrees)
+    strength = hist.tolist()
     found: list[tuple[float, np.ndarray]] = []
     tried: list[int] = []
-    for peak in np.argsort(hist)[::-1]:
-        if hist[peak] < 0.2 * lo or len(tried) == 4:
+    for peak in np.argsort(hist)[::-1].tolist():
+        if strength[peak] < 0.2 * lo or len(tried) == 4:
             break
         if any(min(abs(peak - t), 90 - abs(peak - t)) < 4 for t in tried):
             continue
-        tried.append(int(peak))
+        tried.append(peak)
         theta = (_mean_turn(direction, np.radians(peak + 0.5)) if fine_turn
-                 else _peak_turn(direction, peak))
+                 else _peak_turn(degrees, peak))
         c, s = np.cos(theta), np.sin(theta)
-        u = pts[:, 0] * c + pts[:, 1] * s
-        v = -pts[:, 0] * s + pts[:, 1] * c
-        raw = np.arctan2(delta[:, 1], delta[:, 0]) - theta
+        # u = x c + y s and v = y c - x s, from the products of the points with c and with s
+        times_c, times_s = pts * c, pts * s
+        u = times_c[:, 0] + times_s[:, 1]
+        v = times_c[:, 1] - times_s[:, 0]
+        raw = heading - theta
         horizontal = np.abs(np.sin(raw)) < 0.2  # runs along u: a top or bottom side
         vertical = np.abs(np.cos(raw)) < 0.2
         min_run = 0.25 * lo * 0.62
-        us = _peaks(u[vertical], np.ones(int(vertical.sum())), 6, min_run)
-        vs = _peaks(v[horizontal], np.ones(int(horizontal.sum())), 6, min_run)
+        us = _peaks(u[vertical], 6, min_run)
+        vs = _peaks(v[horizontal], 6, min_run)
         # a box is a card with long side lo..hi and short side 0.6..0.82 of it: its sides
         # lie 0.6 lo .. hi apart
-        boxes = _hypotheses(np.array(us), np.array(vs), aspect, (0.6 * lo, hi))
+        boxes = _hypotheses(us, vs, aspect, (0.6 * lo, hi))
         if len(boxes) == 0:
             continue
         width, height = boxes[:, 1] - boxes[:, 0], boxes[:, 3] - boxes[:, 2]
@@ -178,6 +230,5 @@ def rectangles(
             continue
         support = _on_sides(u, v, boxes) / (2 * (width + height))
         chosen = np.nonzero(support >= 0.45)[0]
-        for k, quad in zip(chosen, _rect_quads(boxes[chosen], theta), strict=True):
-            found.append((float(support[k]), quad))
+        found.extend(zip(support[chosen].tolist(), _rect_quads(boxes[chosen], c, s), strict=True))
     return found
