@@ -408,23 +408,3 @@ def test_other_rectangles_over_the_same_place_are_kept_unlike_each_other() -> No
     kept = _others(chosen, supported)
     assert [k[0].tolist() for k in kept] == [[60, 100], [100, 130]]
     assert _others(chosen, []) == ()
-
-
-def test_side_support_counts_each_outline_point_once_as_a_plain_count_would() -> None:
-    """`rectangles._on_sides` packs the points' answers as bits, 64 to a word: its counts
-    are those of the plain test, past a word's end and where a corner point lies on two
-    sides."""
-    from hardware.camera.rectangles import _on_sides
-
-    rng = np.random.default_rng(5)
-    for n in (3, 64, 65, 200):
-        u, v = rng.uniform(0, 60, n), rng.uniform(0, 60, n)
-        u[:3], v[:3] = (10.0, 40.0, 25.0), (10.0, 10.0, 50.0)  # two corners and a bottom point
-        boxes = np.array([[10.0, 40.0, 10.0, 50.0], [5.0, 45.0, 8.0, 30.0], [10.0, 40.0, 10.0, 50.0]])
-        plain = []
-        for u_lo, u_hi, v_lo, v_hi in boxes:
-            along = ((abs(v - v_lo) < 2.5) | (abs(v - v_hi) < 2.5)) & (u > u_lo - 2) & (u < u_hi + 2)
-            across = ((abs(u - u_lo) < 2.5) | (abs(u - u_hi) < 2.5)) & (v > v_lo - 2) & (v < v_hi + 2)
-            plain.append(int((along | across).sum()))
-        assert _on_sides(u, v, boxes).tolist() == plain
-        assert plain[0] >= 3

@@ -64,18 +64,36 @@ def test_distinct_values_per_row_are_those_of_unique() -> None:
             start += count
 
 
+def _plain_on_sides(u: np.ndarray, v: np.ndarray, boxes: np.ndarray) -> list[int]:
+    """How many points lie on each box's sides, tested point by point."""
+    plain = []
+    for u_lo, u_hi, v_lo, v_hi in boxes:
+        along = ((abs(v - v_lo) < 2.5) | (abs(v - v_hi) < 2.5)) & (u > u_lo - 2) & (u < u_hi + 2)
+        across = ((abs(u - u_lo) < 2.5) | (abs(u - u_hi) < 2.5)) & (v > v_lo - 2) & (v < v_hi + 2)
+        plain.append(int((along | across).sum()))
+    return plain
+
+
+def test_side_support_counts_each_outline_point_once_as_a_plain_count_would() -> None:
+    """`_on_sides` packs the points' answers as bits, 64 to a word: its counts are those of
+    the plain test, past a word's end and where a corner point lies on two sides."""
+    rng = np.random.default_rng(5)
+    for n in (3, 64, 65, 200):
+        u, v = rng.uniform(0, 60, n), rng.uniform(0, 60, n)
+        u[:3], v[:3] = (10.0, 40.0, 25.0), (10.0, 10.0, 50.0)  # two corners and a bottom point
+        boxes = np.array([[10.0, 40.0, 10.0, 50.0], [5.0, 45.0, 8.0, 30.0], [10.0, 40.0, 10.0, 50.0]])
+        plain = _plain_on_sides(u, v, boxes)
+        assert _on_sides(u, v, boxes).tolist() == plain
+        assert plain[0] >= 3
+
+
 def test_side_support_of_points_near_zero_and_below() -> None:
     """Positions and points on both sides of zero (the v axis of a turned outline runs
     negative) are counted as the plain test counts them."""
     rng = np.random.default_rng(6)
     u, v = rng.uniform(-30, 30, 130), rng.uniform(-30, 30, 130)
     boxes = np.array([[-20.0, 10.0, -25.0, 0.0], [-2.0, 28.0, -1.5, 20.0], [0.0, 0.5, -0.5, 0.0]])
-    plain = []
-    for u_lo, u_hi, v_lo, v_hi in boxes:
-        along = ((abs(v - v_lo) < 2.5) | (abs(v - v_hi) < 2.5)) & (u > u_lo - 2) & (u < u_hi + 2)
-        across = ((abs(u - u_lo) < 2.5) | (abs(u - u_hi) < 2.5)) & (v > v_lo - 2) & (v < v_hi + 2)
-        plain.append(int((along | across).sum()))
-    assert _on_sides(u, v, boxes).tolist() == plain
+    assert _on_sides(u, v, boxes).tolist() == _plain_on_sides(u, v, boxes)
 
 
 def test_a_turned_card_outline_gives_its_rectangle() -> None:
