@@ -27,6 +27,7 @@ from hardware.camera.ink import (
     mark_by_colour,
     percentiles,
     suit_colours,
+    unit,
 )
 
 RANKS = "A23456789TJQK"
@@ -55,9 +56,7 @@ class Glyphs:
 def _normalised(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     small = np.asarray(cv2.GaussianBlur(
         cv2.resize(patch, size, interpolation=cv2.INTER_AREA).astype(np.float32), (3, 3), 0.6))
-    flat = small.reshape(-1)
-    flat = flat - flat.sum() / flat.size  # less its mean (np.mean's sum, without its overhead)
-    return flat / (np.sqrt(flat @ flat) + 1e-6)  # (np.linalg.norm's way)
+    return unit(small)
 
 
 def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs | None:

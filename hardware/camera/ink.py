@@ -40,6 +40,15 @@ def median(values: np.ndarray, axis: int) -> np.ndarray:
     return upper if n % 2 else (np.take(ordered, n // 2 - 1, axis=axis) + upper) / 2
 
 
+def unit(values: np.ndarray) -> np.ndarray:
+    """A float picture as a flat float32 vector less its mean, over its length: how the
+    readers compare glyphs and pips with templates. (np.mean's and np.linalg.norm's own
+    sums, without their overhead: these are small pictures, many a card.)"""
+    flat = values.reshape(-1).astype(np.float32)
+    flat = flat - flat.sum() / flat.size
+    return flat / (np.sqrt(flat @ flat) + 1e-6)
+
+
 def darkest(picture: np.ndarray) -> np.ndarray:
     """The darkest of the three channels of a BGR uint8 picture, per pixel: ink of any colour
     is dark there, the card's white is not."""

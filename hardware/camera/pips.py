@@ -8,8 +8,8 @@ to a fixed square and compared with templates: the enrolled deck's own pips, or 
 tuning designs for unknown decks. The suit is what the pips agree on; red or black ink
 (on a dark card, which prints its pips light, the card's own colour) decides half of it.
 For decks nobody enrolled, each pip's outline says more: a club's three lobes on a stem
-leave more notches in it than a spade's two (`notches`). Court cards show no such pips and are left to the rest of the
-reading.
+leave more notches in it than a spade's two (`notches`). Court cards show no such pips and
+are left to the rest of the reading.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from hardware.camera.ink import (
     mark_by_colour,
     percentiles,
     suit_colours,
+    unit,
 )
 
 _MAX_COUNT = 15  # pip counts above this are counted as this
@@ -34,12 +35,6 @@ _CORNER = (0.22, 0.3)  # share of width and height kept clear of the corner indi
 _MIDDLE = 0.06  # a pip centred this near the card's middle (share of its height) may be
 # printed either way up: the middle pips of a 6, 7 or 9 are, and a quad a little off puts
 # them on either side of the line
-
-
-def _unit(values: np.ndarray) -> np.ndarray:
-    flat = values.reshape(-1).astype(np.float32)
-    flat = flat - flat.sum() / flat.size  # less its mean (np.mean's sum, without its overhead)
-    return flat / (np.sqrt(flat @ flat) + 1e-6)  # (np.linalg.norm's way)
 
 
 def body_pips(picture: np.ndarray, notched: bool = False
@@ -80,7 +75,7 @@ def body_pips(picture: np.ndarray, notched: bool = False
         square = np.zeros((side, side), np.float32)
         top, left = (side - bh) // 2, (side - bw) // 2
         square[top : top + bh, left : left + bw] = patch
-        pips.append(_unit(cv2.resize(square, (PIP_SIZE, PIP_SIZE), interpolation=cv2.INTER_AREA)))
+        pips.append(unit(cv2.resize(square, (PIP_SIZE, PIP_SIZE), interpolation=cv2.INTER_AREA)))
         settled.append(abs(centres[i][1] - h / 2) >= _MIDDLE * h)
         coloured[y : y + bh, x : x + bw] |= blob
     if not pips:
