@@ -57,13 +57,10 @@ def _felt_basis(tiny: np.ndarray) -> np.ndarray:
     return np.array([amount, whiteness, normal / np.linalg.norm(normal)])
 
 
-def _fields(planes: list[np.ndarray], weight: np.ndarray,
-            size: tuple[int, int]) -> list[np.ndarray]:
-    """Each plane smoothed where `weight` says felt, filling the rest from around; then
-    upsized to `size`."""
+def _fields(planes: list[np.ndarray], weight: np.ndarray) -> list[np.ndarray]:
+    """Each plane smoothed where `weight` says felt, filling the rest from around."""
     norm = cv2.GaussianBlur(weight, (0, 0), _FIELD_SIGMA) + 1e-6
-    return [cv2.resize(cv2.GaussianBlur(values * weight, (0, 0), _FIELD_SIGMA) / norm, size,
-                       interpolation=cv2.INTER_LINEAR) for values in planes]
+    return [cv2.GaussianBlur(values * weight, (0, 0), _FIELD_SIGMA) / norm for values in planes]
 
 
 def masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -74,9 +71,10 @@ def masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mask, paper_mask
 
 
-def _masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`masks`, and a mask of grey lines (paper at any brightness, nothing opened away: card
-    borders, printed lines, text)."""
+def _masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Glare | None]:
+    """`masks`, a mask of grey lines (paper at any brightness, nothing opened away: card
+    borders, printed lines, text), and where the frame holds glare, the paper mask around it
+    with what is paper under glare added (`_paper_in_glare`)."""
     small = cv2.resize(frame, None, fx=WORK_SCALE, fy=WORK_SCALE, interpolation=cv2.INTER_AREA)
     # thin bright printing (layout lines, text) is eroded away first, so that it does not
     # pass for glare on the felt
@@ -92,10 +90,14 @@ def _masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     size = (small.shape[1], small.shape[0])
     channels = cv2.split(tiny_f)
     brightest = cv2.max(cv2.max(channels[0], channels[1]), channels[2])
-    g_field, w_field, v_field = _fields([t[:, :, 0], t[:, :, 1], brightest], weight, size)
+    fields = _fields([t[:, :, 0], t[:, :, 1], brightest], weight)
+    box = _glare_box(fields[2], small.shape[0] // tiny.shape[0])
+    g_field, w_field, v_field = (cv2.resize(field, size, interpolation=cv2.INTER_LINEAR)
+                                 for field in fields)
     not_felt = np.empty(small.shape[:2], bool)
     paper = np.empty_like(not_felt)
     grey = np.empty_like(not_felt)
+    glared = np.zeros_like(paper)
     rows_of_matrix = [matrix[k : k + 1] for k in range(3)]  # one plane each: no split
     for top in range(0, small.shape[0], _STRIP):  # in strips: the float copies stay small
         rows = slice(top, top + _STRIP)
@@ -114,15 +116,76 @@ def _masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         out &= low_felt
         out &= value > 60
         grey[rows] = out
+        if box is not None and box[1] < top + _STRIP and top < box[3]:
+            cols = slice(box[0], box[2])
+            glared[rows, cols] = out[:, cols] & _paper_in_glare(
+                value[:, cols], g[:, cols], chroma[:, cols], v_field[rows, cols],
+                g_field[rows, cols])
         out &= value.astype(np.float32) > 1.4 * v_field[rows]
     mask: np.ndarray = not_felt.view(np.uint8) * np.uint8(255)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     _fill(mask)
     light = grey.view(np.uint8) * np.uint8(255)
-    paper_mask = cv2.morphologyEx(paper.view(np.uint8) * np.uint8(255), cv2.MORPH_OPEN, _DISC)
-    _fill(paper_mask)
-    return mask, paper_mask, light
+    paper_mask = _solid(paper)
+    if box is None:
+        return mask, paper_mask, light, None
+    # the cards under the glare may reach out of it by a card's length
+    x0, y0 = max(box[0] - _REACH, 0), max(box[1] - _REACH, 0)
+    around = np.s_[y0 : box[3] + _REACH, x0 : box[2] + _REACH]
+    more = glared[around] & ~paper[around]
+    if np.count_nonzero(more) < _GLARE_PAPER:  # most glare spots hold no card
+        return mask, paper_mask, light, None
+    return mask, paper_mask, light, Glare(_solid(paper[around] | more), (x0, y0))
+
+
+@dataclass(frozen=True)
+class Glare:
+    """The paper mask around the frame's glare spots, with what is paper under glare added;
+    `at` is where its top-left pixel lies in the half-size frame."""
+
+    paper: np.ndarray
+    at: tuple[int, int]
+
+
+# felt whose brightest channel is above this is under a glare spot: paper 40% brighter than
+# it is at 224 or more, and white paper under glare (220-255) may fall short of that
+_GLARE = 160.0
+_GLARE_PAPER = 400  # half-size pixels of paper under glare worth a look (a card: 1,900 or more)
+_REACH = 150  # half-size pixels: the longest card looked for
+
+
+def _glare_box(felt_value: np.ndarray, scale: int) -> tuple[int, int, int, int] | None:
+    """(x0, y0, x1, y1) in the half-size frame around where the felt's brightest channel
+    (`felt_value`, a field at 1/`scale` of it) reaches `_GLARE`; None where it nowhere does."""
+    spots = (felt_value > _GLARE).view(np.uint8)
+    if not spots.any():
+        return None
+    x, y, w, h = cv2.boundingRect(spots)
+    # a field pixel's value reaches a scale's width into its neighbours once upsized
+    return (max(scale * (x - 1), 0), max(scale * (y - 1), 0), scale * (x + w + 1),
+            scale * (y + h + 1))
+
+
+def _solid(paper: np.ndarray) -> np.ndarray:
+    """A uint8 mask of paper pixels (bool) opened (lines, text, chip rims go) and
+    hole-filled (pips, pictures)."""
+    mask = cv2.morphologyEx(paper.view(np.uint8) * np.uint8(255), cv2.MORPH_OPEN, _DISC)
+    _fill(mask)
+    return mask
+
+
+def _paper_in_glare(value: np.ndarray, felt_amount: np.ndarray, chroma: np.ndarray,
+                    felt_value: np.ndarray, felt_field: np.ndarray) -> np.ndarray:
+    """Which pixels of a strip, grey and holding no felt, are paper under glare. Paper is 40%
+    brighter than the felt's brightest channel (`felt_value`); under a glare spot that
+    reaches 170-190, and white paper, at 250, is not. There paper need only be halfway from
+    the felt to pure white, when it is also nearly colourless and holds almost no felt: glare
+    clipped at white keeps the felt's colour (chroma 60-80 on red felt, where a card's white
+    has under 35) and a third of its felt amount or more (a card's white, less; the grey test
+    allows up to 0.55)."""
+    return ((chroma < 40) & (felt_amount < 0.3 * felt_field)
+            & (value > 0.5 * felt_value + 127.5) & (felt_value > _GLARE))
 
 
 _DISC = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
@@ -405,7 +468,7 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
     printed line touching a card is not paper); what they cover is then cleared from the
     not-felt mask, in which the rest (backs, dark cards) is looked for.
     """
-    foreground_mask, paper, light = _masks(frame)
+    foreground_mask, paper, light, glare = _masks(frame)
     lo, hi = min_height * WORK_SCALE, max_height * WORK_SCALE
     found, lo2, hi2, aspect, others = _from_mask(paper, lo, hi, 0.7, sized=False, solid=True,
                                                  outer=foreground_mask, light=light)
@@ -428,27 +491,69 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
                                                min(hi, _SIZES[1] * typical), aspect, sized=True,
                                                solid=False)
     outlined = _outlined(light, foreground_mask, found + more, lo, hi)
-    coarse = [_order(quad / WORK_SCALE) for quad, _share in found + more + outlined]
-    return [Candidate(refined, share, full, tuple(_order(other / WORK_SCALE) for other in alike))
-            for refined, full, (_quad, share), alike in zip(
-                refine_quads(frame, coarse), coarse, found + more + outlined,
-                others + more_others + [()] * len(outlined), strict=True)]
+    cards = found + more + outlined
+    alike = others + more_others + [()] * len(outlined)
+    if glare is not None:
+        _glared(glare, cards, alike, len(found), lo, hi)
+    coarse = [_order(quad / WORK_SCALE) for quad, _share in cards]
+    return [Candidate(refined, share, full, tuple(_order(other / WORK_SCALE) for other in kept))
+            for refined, full, (_quad, share), kept in zip(
+                refine_quads(frame, coarse), coarse, cards, alike, strict=True)]
 
 
 def _outlined(light: np.ndarray, not_felt: np.ndarray,
               known: list[tuple[np.ndarray, float]], lo: float,
               hi: float) -> list[tuple[np.ndarray, float]]:
     """Light-bordered cards the masks missed (see outline.py), at the size of the cards
-    found so far, overlapping none of them. (Up to the largest of those: when the masks found
-    few cards, one of them may be a scrap that pulls the median down.)"""
-    if known:
-        longs = [_long_side(quad) for quad, _ in known]
-        lo, hi = max(lo, _SIZES[0] * float(np.median(longs))), min(hi, _SIZES[1] * max(longs))
+    found so far (`_known_size`), overlapping none of them."""
+    lo, hi = _known_size(known, lo, hi)
     extra: list[tuple[np.ndarray, float]] = []
     for quad, share in bordered_cards(light, not_felt, lo, hi):
         if not any(_overlap(quad, other) for other, _ in known + extra):
             extra.append((quad, share))
     return extra
+
+
+def _known_size(known: list[tuple[np.ndarray, float]], lo: float,
+                hi: float) -> tuple[float, float]:
+    """The range of long sides `lo`..`hi` narrowed to the size of the cards found so far: from
+    a little under their median to a little over the largest of them (when the masks found
+    few cards, one of them may be a scrap that pulls the median down)."""
+    if not known:
+        return lo, hi
+    longs = [_long_side(quad) for quad, _ in known]
+    return max(lo, _SIZES[0] * float(np.median(longs))), min(hi, _SIZES[1] * max(longs))
+
+
+def _glared(glare: Glare, cards: list[tuple[np.ndarray, float]],
+            others: list[tuple[np.ndarray, ...]], paper_cards: int, lo: float, hi: float) -> None:
+    """White cards under a glare spot, into `cards` and their `others` (in place): clean
+    card-shaped blobs of the paper mask with paper under glare added (`_paper_in_glare`), at
+    the size of the cards found so far (`_known_size`). One overlapping no card is added; one
+    overlapping a single card that the paper mask did not give (the first `paper_cards` it
+    did) takes its place, the old quad first among its others: under glare the not-felt mask
+    holds the glare too, and a quad from it takes in glare felt. Only clean blobs, and only
+    after the other passes: glare clipped at white also lets through scraps of a court
+    card's art, whose outline can support a rectangle across the card."""
+    lo, hi = _known_size(cards, lo, hi)
+    contours, _ = cv2.findContours(glare.paper, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE,
+                                   offset=glare.at)
+    placed: set[int] = set()
+    for contour in contours:
+        got = _simple(contour, lo, hi, True)
+        if got is None:
+            continue
+        quad = cv2.boxPoints(got[1]).astype(np.float64)
+        hits = [k for k, (other, _share) in enumerate(cards) if _overlap(quad, other)]
+        if not hits:
+            placed.add(len(cards))
+            cards.append((quad, float(got[2])))
+            others.append(())
+        elif len(hits) == 1 and hits[0] >= paper_cards and hits[0] not in placed:
+            k = hits[0]
+            placed.add(k)
+            others[k] = (cards[k][0], *others[k])[:_OTHERS]
+            cards[k] = (quad, float(got[2]))
 
 
 def _long_side(quad: np.ndarray) -> float:
