@@ -11,13 +11,12 @@ from hardware.camera.detect import (
     _from_mask,
     _glared,
     _long_side,
-    _masks,
     _others,
     _outlined,
     _ringed,
     find_cards,
-    masks,
 )
+from hardware.camera.felt import all_masks, masks
 from hardware.camera.rectangles import rectangles
 from hardware.camera.synth.layout import CARD_ASPECT, random_deal
 from hardware.camera.synth.scene import frames, make_table, render
@@ -443,9 +442,9 @@ def test_a_white_card_under_glare_is_paper_under_glare_only(faces: dict) -> None
         inside = np.zeros(frame.image.shape[:2], np.uint8)[::2, ::2].copy()
         cv2.fillConvexPoly(inside, np.round(target).astype(np.int32), 255)
         area = np.count_nonzero(inside)
-        paper = _masks(frame.image)[1]
+        paper = all_masks(frame.image)[1]
         assert np.count_nonzero(paper & inside) > 0.5 * area  # without the glare: paper
-        _, paper, _, glare = _masks(_under_glare(frame.image.astype(np.float32),
+        _, paper, _, glare = all_masks(_under_glare(frame.image.astype(np.float32),
                                                  frame.cards[0].quad, 120.0))
         assert np.count_nonzero(paper & inside) < 0.05 * area
         assert glare is not None
