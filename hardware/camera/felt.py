@@ -20,7 +20,6 @@ from hardware.camera.ink import percentiles
 WORK_SCALE = 0.5  # detection runs on a half-size frame
 _FIELD_HALVINGS = 2  # felt fields are estimated on the half-size frame halved twice (1/8)
 _FIELD_SIGMA = 4.0  # ... and smoothed this much (in those pixels): glare is sharper
-_STRIP = 64  # rows of the half-size frame taken at a time where float copies are made
 
 
 def _felt_basis(tiny: np.ndarray) -> np.ndarray:
@@ -72,41 +71,11 @@ def all_masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Gl
     typical = float(np.median(t[:, :, 0]))
     felt = (np.abs(t[:, :, 2]) < 18) & (t[:, :, 0] > 0.5 * typical) & (t[:, :, 0] < 1.6 * typical)
     weight = felt.astype(np.float32)
-    size = (small.shape[1], small.shape[0])
     channels = cv2.split(tiny_f)
     brightest = cv2.max(cv2.max(channels[0], channels[1]), channels[2])
     fields = _fields([t[:, :, 0], t[:, :, 1], brightest], weight)
     box = _glare_box(fields[2], small.shape[0] // tiny.shape[0])
-    g_field, w_field, v_field = (cv2.resize(field, size, interpolation=cv2.INTER_LINEAR)
-                                 for field in fields)
-    not_felt = np.empty(small.shape[:2], bool)
-    paper = np.empty_like(not_felt)
-    grey = np.empty_like(not_felt)
-    glared = np.zeros_like(paper)
-    rows_of_matrix = [matrix[k : k + 1] for k in range(3)]  # one plane each: no split
-    for top in range(0, small.shape[0], _STRIP):  # in strips: the float copies stay small
-        rows = slice(top, top + _STRIP)
-        part = small[rows]
-        floats = part.astype(np.float32)
-        g, w, r = (cv2.transform(floats, row) for row in rows_of_matrix)
-        low_felt = g < 0.55 * g_field[rows]
-        out = np.greater(np.abs(r), 24, out=not_felt[rows])
-        out |= low_felt
-        out |= g > 1.35 * g_field[rows]
-        out |= cv2.absdiff(w, w_field[rows]) > 45
-        b, gr, rd = cv2.split(part)
-        value = cv2.max(cv2.max(b, gr), rd)
-        chroma = cv2.subtract(value, cv2.min(cv2.min(b, gr), rd))
-        out = np.less(chroma, cv2.LUT(value, _CHROMA_LIMIT), out=paper[rows])
-        out &= low_felt
-        out &= value > 60
-        grey[rows] = out
-        if box is not None and box[1] < top + _STRIP and top < box[3]:
-            cols = slice(box[0], box[2])
-            glared[rows, cols] = out[:, cols] & _paper_in_glare(
-                value[:, cols], g[:, cols], chroma[:, cols], v_field[rows, cols],
-                g_field[rows, cols])
-        out &= value.astype(np.float32) > 1.4 * v_field[rows]
+    not_felt, grey, paper, glared = _classified(small, matrix, fields, box is not None)
     mask: np.ndarray = not_felt.view(np.uint8) * np.uint8(255)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
@@ -122,6 +91,105 @@ def all_masks(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Gl
     if np.count_nonzero(more) < _GLARE_PAPER:  # most glare spots hold no card
         return mask, paper_mask, light, None
     return mask, paper_mask, light, Glare(_solid(paper[around] | more), (x0, y0))
+
+
+_TILE = 20  # half-size pixels: the side of the tiles, each worked out in full only when busy
+_CHUNK = 160  # tiles worked out at a time: the float copies stay small
+
+
+def _classified(small: np.ndarray, matrix: np.ndarray, fields: list[np.ndarray],
+                glare: bool) -> list[np.ndarray]:
+    """`_classify` over the half-size frame, given the felt basis `matrix` (`_felt_basis`)
+    and the felt fields (small): tile by tile, and only in the tiles that may hold anything
+    not felt (`_busy`; a third of them on the tuning frames, a fifth of the time saved); the
+    others hold felt alone."""
+    size = (small.shape[1], small.shape[0])
+    fields = [_padded(cv2.resize(field, size, interpolation=cv2.INTER_LINEAR))
+              for field in fields]
+    padded = _padded(small)
+    rows_of_matrix = [matrix[k : k + 1] for k in range(3)]  # one plane each: no split
+    busy = np.nonzero(_busy(padded, rows_of_matrix, [
+        np.ascontiguousarray(field[::2, ::2]) for field in fields[:2]]))
+    planes = [np.zeros(padded.shape[:2], bool) for _ in range(4)]
+    tiled = [_tiled(plane) for plane in planes]
+    for first in range(0, len(busy[0]), _CHUNK):
+        at = (busy[0][first : first + _CHUNK], busy[1][first : first + _CHUNK])
+        got = _classify(_tiled(padded)[at], rows_of_matrix,
+                        [_tiled(field)[at] for field in fields], glare)
+        for plane, values in zip(tiled, got, strict=True):
+            plane[at] = values
+    return [plane[: small.shape[0], : small.shape[1]] for plane in planes]
+
+
+def _padded(plane: np.ndarray) -> np.ndarray:
+    """A half-size plane grown (its edge repeated) to whole tiles (a 1080p frame's needs
+    none)."""
+    bottom, right = -plane.shape[0] % _TILE, -plane.shape[1] % _TILE
+    if not bottom and not right:
+        return plane
+    return cv2.copyMakeBorder(plane, 0, bottom, 0, right, cv2.BORDER_REPLICATE)
+
+
+def _tiled(plane: np.ndarray) -> np.ndarray:
+    """A view of a plane (height, width, ...) as (rows, columns, _TILE, _TILE, ...) tiles."""
+    height, width = plane.shape[:2]
+    shaped = plane.reshape(height // _TILE, _TILE, width // _TILE, _TILE, *plane.shape[2:])
+    return shaped.swapaxes(1, 2)
+
+
+def _busy(small: np.ndarray, rows_of_matrix: list[np.ndarray], fields: list[np.ndarray]
+          ) -> np.ndarray:
+    """Which tiles (rows, columns) of the half-size frame may hold anything not felt: at
+    quarter size, where four pixels are one, a pixel of the tile fails the not-felt tests
+    (`_classify`; `fields`: the felt and white amounts' fields there). Anything three pixels
+    across fails them there as it does at half size; what is thinner is opened away from the
+    masks, but for lines of grey paper (card borders, printed lines), which the grey mask
+    keeps: they hold under half the felt's amount, and a line a pixel wide, half of a
+    quarter-size pixel, still has under three quarters of it there, which the felt amount's
+    test here asks (half its margin at half size)."""
+    quarter = cv2.resize(small, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    floats = quarter.astype(np.float32)
+    g, w, r = (cv2.transform(floats, row) for row in rows_of_matrix)
+    g_field, w_field = fields
+    out = np.abs(r) > 24
+    out |= g < 0.775 * g_field
+    out |= g > 1.175 * g_field
+    out |= cv2.absdiff(w, w_field) > 45
+    side = _TILE // 2
+    tiles = (out.shape[1] // side, out.shape[0] // side)
+    # grown by a pixel: a rim of it at a tile's edge (shadow, blur) falls in the next tile
+    grown = cv2.dilate(out.view(np.uint8) * np.uint8(255), _SQUARE3)
+    # a tile's mean, where one pixel in its 100 at 255 still counts
+    busy = cv2.resize(grown, tiles, interpolation=cv2.INTER_AREA)
+    return busy > 0
+
+
+def _classify(tiles: np.ndarray, rows_of_matrix: list[np.ndarray], fields: list[np.ndarray],
+              glare: bool) -> list[np.ndarray]:
+    """Of some tiles (k, _TILE, _TILE, 3) and the felt fields there (the felt amount, white
+    amount and brightest channel, (k, _TILE, _TILE) each): which pixels are not felt; grey;
+    card paper (grey, and brighter than the felt); and, with `glare`, paper under glare
+    (`_paper_in_glare`; else none)."""
+    shape = tiles.shape[:3]
+    part = tiles.reshape(-1, _TILE, 3)  # as one picture: OpenCV takes no more axes
+    g_field, w_field, v_field = (field.reshape(-1, _TILE) for field in fields)
+    floats = part.astype(np.float32)
+    g, w, r = (cv2.transform(floats, row) for row in rows_of_matrix)
+    low_felt = g < 0.55 * g_field
+    not_felt = np.abs(r) > 24
+    not_felt |= low_felt
+    not_felt |= g > 1.35 * g_field
+    not_felt |= cv2.absdiff(w, w_field) > 45
+    b, gr, rd = cv2.split(part)
+    value = cv2.max(cv2.max(b, gr), rd)
+    chroma = cv2.subtract(value, cv2.min(cv2.min(b, gr), rd))
+    grey = np.less(chroma, cv2.LUT(value, _CHROMA_LIMIT))
+    grey &= low_felt
+    grey &= value > 60
+    glared = (grey & _paper_in_glare(value, g, chroma, v_field, g_field) if glare
+              else np.zeros_like(grey))
+    paper = grey & (value.astype(np.float32) > 1.4 * v_field)
+    return [plane.reshape(shape) for plane in (not_felt, grey, paper, glared)]
 
 
 @dataclass(frozen=True)
@@ -175,6 +243,7 @@ def _paper_in_glare(value: np.ndarray, felt_amount: np.ndarray, chroma: np.ndarr
 
 _DISC = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 _SQUARE5 = np.ones((5, 5), np.uint8)
+_SQUARE3 = np.ones((3, 3), np.uint8)
 
 
 def _chroma_limit() -> np.ndarray:

@@ -29,12 +29,25 @@ def warp_source(frame: np.ndarray, to_canvas: np.ndarray, size: tuple[int, int],
     """The part of `frame` that a warp by `to_canvas` onto a `size` canvas sees, shrunk by
     `scale` first when that is under 0.7 (so that the warp does not alias), and the matrix
     taking that part onto the canvas."""
+    return _shrunk(*_seen_part(frame, to_canvas, size), scale)
+
+
+def _seen_part(frame: np.ndarray, to_canvas: np.ndarray, size: tuple[int, int]
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The part of `frame` that a warp by `to_canvas` onto a `size` canvas sees, and the
+    matrix taking that part onto the canvas."""
     outline = np.array([[[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]]], np.float32)
     seen = cv2.perspectiveTransform(outline, np.linalg.inv(to_canvas).astype(np.float32))[0]
     x0, y0 = np.maximum(np.floor(seen.min(axis=0)).astype(int) - 2, 0)
     x1, y1 = np.ceil(seen.max(axis=0)).astype(int) + 3
-    region = frame[y0:y1, x0:x1]
-    matrix = to_canvas @ np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
+    return frame[y0:y1, x0:x1], to_canvas @ np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]],
+                                                    np.float64)
+
+
+def _shrunk(region: np.ndarray, matrix: np.ndarray, scale: float
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """A part of the frame and the matrix taking it onto a canvas, shrunk by `scale` when
+    that is under 0.7."""
     if scale < 0.7:
         region = cv2.resize(region, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         matrix = matrix @ np.diag([1 / scale, 1 / scale, 1.0])
@@ -49,12 +62,16 @@ def _frame_grey(frame: np.ndarray, quad: np.ndarray, size: tuple[int, int]
     x0, y0 = MARGIN * w, MARGIN * h
     dst = np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], np.float32)
     matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    region, from_region = warp_source(frame, matrix, size, 1.5 * h / _side(quad))
-    b, g, r = cv2.split(region.astype(np.float32))
-    grey = 0.3 * r + 0.5 * g + 0.2 * b
+    region, from_region = _seen_part(frame, matrix, size)
+    # grey first: one plane to shrink, not three
+    grey = cv2.transform(region.astype(np.float32), _GREY)
+    grey, from_region = _shrunk(grey, from_region, 1.5 * h / _side(quad))
     canvas = cv2.warpPerspective(grey, from_region, size, flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_REPLICATE)
     return canvas, matrix
+
+
+_GREY = np.array([[0.2, 0.5, 0.3]], np.float32)  # BGR -> grey
 
 
 def snap(frame: np.ndarray, quad: np.ndarray, face: np.ndarray,
