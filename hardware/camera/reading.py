@@ -99,14 +99,22 @@ class Reading:
     red: np.ndarray | None = None  # ... and its redness (red less the mean of green and blue)
 
 
-def unaligned(deck: DeckModel, picture: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """An upright card picture's planes, its cells both ways up (2, cells, dims) and their
-    agreement with every face (2, n), before any alignment."""
-    planes = fine_planes(picture)
-    upright_cells = plane_features(planes)
-    both = np.stack([upright_cells, turned_features(upright_cells)])
-    return planes, both, _scores(deck, both)
+# An upright card picture before any alignment: its planes, its cells both ways up (2, cells,
+# dims) and their agreement with every face (2, n)
+Unaligned = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def unaligned_all(deck: DeckModel, pictures: list[np.ndarray]) -> list[Unaligned]:
+    """Each picture before any alignment (`Unaligned`), all compared with the faces at once:
+    a comparison reads every face's cells (megabytes) whatever the number of pictures."""
+    planes = [fine_planes(picture) for picture in pictures]
+    boths = [np.stack([cells, turned_features(cells)])
+             for cells in (plane_features(each) for each in planes)]
+    if not boths:
+        return []
+    scores = _scores(deck, np.concatenate(boths))
+    return [(each, both, scores[2 * k : 2 * k + 2])
+            for k, (each, both) in enumerate(zip(planes, boths, strict=True))]
 
 
 def _scores(deck: DeckModel, both: np.ndarray) -> np.ndarray:
@@ -138,17 +146,33 @@ def read_card(deck: DeckModel, picture: np.ndarray) -> Reading:
     then align it on the best face and compare again. A weak reading more like a face than
     like the enrolled back is aligned again to the finest step (`_WEAK_READ`); one weak or
     close to the back (`_BACK_DOUBT`) is aligned on the back too (`_on_backs`)."""
-    planes, both, scores = unaligned(deck, picture)
-    flipped, best = divmod(int(np.argmax(scores)), scores.shape[1])
-    reading = _aligned(deck, planes, both, scores, bool(flipped), fine=False)
-    rival = int(np.argmax(scores[1 - flipped]))
+    return read_cards(deck, [picture])[0]
+
+
+def read_cards(deck: DeckModel, pictures: list[np.ndarray]) -> list[Reading]:
+    """`read_card` of each picture; the first comparisons of all of them with the faces
+    (before and after the first alignment) made at once (`unaligned_all`)."""
+    firsts = unaligned_all(deck, pictures)
+    flips = [bool(np.argmax(scores) >= scores.shape[1]) for _planes, _both, scores in firsts]
+    readings = _aligned_all(deck, firsts, flips, fine=False)
+    return [_checked(deck, first, reading) for first, reading in zip(firsts, readings, strict=True)]
+
+
+def _checked(deck: DeckModel, first: Unaligned, reading: Reading) -> Reading:
+    """A picture's first reading (`first`: its comparison before alignment) made again
+    where it is in doubt: the other way up when that compares nearly as well with another
+    code (`_TURN_DOUBT`); to the finest step when weak (`_WEAK_READ`); on the back too when
+    weak or close to it (`_BACK_DOUBT`)."""
+    planes, both, scores = first
+    flipped = int(reading.flipped)
+    best, rival = int(np.argmax(scores[flipped])), int(np.argmax(scores[1 - flipped]))
     if (reading.back < reading.score and deck.codes[rival] != deck.codes[best]
             and scores[1 - flipped, rival] > scores[flipped, best] - _TURN_DOUBT):
-        turned = _aligned(deck, planes, both, scores, not flipped, fine=False)
+        turned = _aligned_all(deck, [first], [not flipped], fine=False)[0]
         if turned.score > reading.score:
             reading = turned
     if reading.score < _WEAK_READ and 0.0 < reading.back < reading.score:
-        reading = _aligned(deck, planes, both, scores, reading.flipped, fine=True)
+        reading = _aligned_all(deck, [first], [reading.flipped], fine=True)[0]
     if 0.0 < reading.back < reading.score and (reading.score < _WEAK_READ
                                                or reading.score - reading.back < _BACK_DOUBT):
         reading = replace(reading, back=max(reading.back, _on_backs(deck, planes, both)))
@@ -181,29 +205,42 @@ def _back(deck: DeckModel, cells: np.ndarray) -> float:
     return float(_agreement(per_cell.transpose(2, 1, 0)).max())
 
 
-def _aligned(deck: DeckModel, planes: np.ndarray, both: np.ndarray, scores: np.ndarray,
-             flipped: bool, fine: bool) -> Reading:
-    """`read_card` from a picture's planes, its cells both ways up and their scores: the way
-    up `flipped` aligned on its best face (to the finest step when `fine`) and compared
-    again."""
-    side = int(flipped)
-    best = int(np.argmax(scores[side]))
-    chosen = _way_up(planes, flipped)
-    cells = both[side]
-    scores = scores.copy()
-    back = _back(deck, cells)
-    # a back is not aligned on a face (`_BACK_LEAD`; a third of the looks at a table)
-    clear_back = back >= max(LIKE_BACK, float(scores[side].max()) + _BACK_LEAD)
-    aligned = None if clear_back else _align(chosen, deck.face(best), fine)
-    if aligned is not None:
-        aligned_cells = plane_features(aligned)
-        again = _scores(deck, aligned_cells[None])[0]
-        if again.max() > scores[side].max():
-            chosen, cells, best = aligned, aligned_cells, int(np.argmax(again))
-            scores[side] = again
-            back = _back(deck, cells)
+def _aligned_all(deck: DeckModel, firsts: list[Unaligned], flips: list[bool],
+                 fine: bool) -> list[Reading]:
+    """Readings of pictures from their comparisons before alignment (`firsts`): each the
+    way up `flips` says aligned on its best face (to the finest step when `fine`) and
+    compared again, all at once; that comparison is kept when better."""
+    steps = []
+    for (planes, both, scores), flipped in zip(firsts, flips, strict=True):
+        side = int(flipped)
+        chosen = _way_up(planes, flipped)
+        back = _back(deck, both[side])
+        # a back is not aligned on a face (`_BACK_LEAD`; a third of the looks at a table)
+        clear_back = back >= max(LIKE_BACK, float(scores[side].max()) + _BACK_LEAD)
+        aligned = None if clear_back else _align(chosen, deck.face(int(np.argmax(scores[side]))),
+                                                 fine)
+        steps.append((chosen, back, aligned,
+                      None if aligned is None else plane_features(aligned)))
+    fresh = [cells for *_, cells in steps if cells is not None]
+    again_all = iter(_scores(deck, np.stack(fresh)) if fresh else [])
+    out = []
+    for (_planes, _both, scores), flipped, (chosen, back, aligned, cells) in zip(
+            firsts, flips, steps, strict=True):
+        row = scores[int(flipped)]
+        if aligned is not None and cells is not None:
+            again = next(again_all)
+            if again.max() > row.max():
+                chosen, row, back = aligned, again, _back(deck, cells)
+        out.append(_reading(deck, chosen, row, back, flipped))
+    return out
+
+
+def _reading(deck: DeckModel, chosen: np.ndarray, row: np.ndarray, back: float,
+             flipped: bool) -> Reading:
+    """The reading of a picture (its planes `chosen`, turned and aligned as read) from its
+    agreement with every face (`row`) and with the enrolled back."""
+    best = int(np.argmax(row))
     code = deck.codes[best]
-    row = scores[side]
     code_of = deck.code_index()
     others = row[code_of != code_of[best]]
     top = float(row[best])

@@ -15,11 +15,18 @@ import cv2
 import numpy as np
 
 from hardware.camera.deck import CODES, DeckModel
-from hardware.camera.detect import find_cards
+from hardware.camera.detect import Candidate, find_cards
 from hardware.camera.edges import refine_quad
 from hardware.camera.heap import keep_freed_memory
 from hardware.camera.pairwise import contrast, discriminate, foreign_colour
-from hardware.camera.reading import LIKE_BACK, Reading, read_card, unaligned, warp_card
+from hardware.camera.reading import (
+    LIKE_BACK,
+    Reading,
+    read_card,
+    read_cards,
+    unaligned_all,
+    warp_card,
+)
 from hardware.camera.snap import snap
 
 
@@ -221,22 +228,31 @@ class Recognizer:
         if frame.ndim != 3 or frame.shape[2] != 3:
             raise ValueError(f"expected a BGR colour frame, got an array of shape {frame.shape}")
         out = []
-        for candidate in find_cards(frame):
-            quad = candidate.quad
-            picture = warp_card(frame, quad)
-            reading = read_card(self.deck, picture)
-            close = reading.margin < 2 * self.min_margin and reading.score < _CLEAR_LOOK
-            like_back = reading.back >= max(reading.score, LIKE_BACK)
-            # the edges may be misread: try the mask's quad (not for a reading like the back)
-            if (reading.score < 0.6 or close) and not like_back:
-                other_picture = warp_card(frame, candidate.coarse)
-                other = read_card(self.deck, other_picture)
-                if other.score > reading.score:  # the edges were misread: the mask's quad fits
-                    quad, reading, picture = candidate.coarse, other, other_picture
+        for quad, picture, reading, others in self._first_reads(frame, find_cards(frame)):
             seen = self._second_look(frame, self.look(picture, quad, reading))
-            if candidate.others and seen[0].reading.score < _OTHER_SHAPES_BELOW:
-                seen = self._other_shapes(frame, *seen, candidate.others)
+            if others and seen[0].reading.score < _OTHER_SHAPES_BELOW:
+                seen = self._other_shapes(frame, *seen, others)
             out.append(seen)
+        return out
+
+    def _first_reads(self, frame: np.ndarray, candidates: list[Candidate]
+                     ) -> list[tuple[np.ndarray, np.ndarray, Reading, tuple[np.ndarray, ...]]]:
+        """Each candidate's quad, upright picture and reading, and its other rectangles: on
+        the quad moved onto the edges, or on the mask's quad when that reads better (the edges
+        may be misread) where the first is weak or a close call, not like the back. (The
+        pictures of all are read together: `read_cards`.)"""
+        pictures = [warp_card(frame, candidate.quad) for candidate in candidates]
+        readings = read_cards(self.deck, pictures)
+        doubtful = [k for k, reading in enumerate(readings)
+                    if (reading.score < 0.6 or (reading.margin < 2 * self.min_margin
+                                                and reading.score < _CLEAR_LOOK))
+                    and reading.back < max(reading.score, LIKE_BACK)]
+        coarse = [warp_card(frame, candidates[k].coarse) for k in doubtful]
+        out = [(candidate.quad, picture, reading, candidate.others)
+               for candidate, picture, reading in zip(candidates, pictures, readings, strict=True)]
+        for k, picture, other in zip(doubtful, coarse, read_cards(self.deck, coarse), strict=True):
+            if other.score > readings[k].score:  # the edges were misread: the mask's quad fits
+                out[k] = (candidates[k].coarse, picture, other, candidates[k].others)
         return out
 
     def _other_shapes(self, frame: np.ndarray, look: Look, sighting: Sighting,
@@ -249,8 +265,8 @@ class Recognizer:
         if look.reading.back >= look.reading.score:
             return same
         # by a quick look first: the likeliest is read in full when it is near (`_QUICK_SLACK`)
-        quick = [(float(unaligned(self.deck, warp_card(frame, other))[2].max()), k)
-                 for k, other in enumerate(others)]
+        looks = unaligned_all(self.deck, [warp_card(frame, other) for other in others])
+        quick = [(float(scores.max()), k) for k, (_planes, _cells, scores) in enumerate(looks)]
         first, k = max(quick)
         if first < look.reading.score - _QUICK_SLACK:
             return same

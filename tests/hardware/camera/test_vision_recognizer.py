@@ -349,6 +349,36 @@ def test_a_clear_back_is_not_aligned_on_a_face(faces: dict, monkeypatch) -> None
     assert face.code == "9C" and face.back < face.score and len(calls) >= 1
 
 
+def test_cards_read_together_read_as_one_at_a_time(faces: dict, held_out_frames: list,
+                                                   monkeypatch) -> None:
+    """The cards of a frame are compared with the faces together (`read_cards`): before
+    alignment, and after the first alignment, once each for all of them, where the
+    comparison reads every face's cells whatever the number of pictures. Every reading is
+    as when the cards are read one at a time."""
+    deck = DeckModel.from_faces("tango", faces)
+    frame = held_out_frames[0]
+    pictures = [reading.warp_card(frame.image, truth.quad) for truth in frame.cards]
+    up = next(k for k, truth in enumerate(frame.cards) if truth.face_up)
+    pictures.append(pictures[up][::-1, ::-1].copy())  # a face-up card the other way up
+    alone = [reading.read_card(deck, picture) for picture in pictures]
+    compared: list[int] = []
+    scores = reading._scores
+    monkeypatch.setattr(reading, "_scores", lambda d, cells: (compared.append(len(cells)),
+                                                              scores(d, cells))[1])
+    together = reading.read_cards(deck, pictures)
+    # both ways up before alignment; then the pictures aligned (a clear back is not)
+    assert len(pictures) >= 5 and compared[0] == 2 * len(pictures)
+    assert 1 < compared[1] <= len(pictures)
+    for one, other in zip(alone, together, strict=True):
+        assert (one.code, one.flipped) == (other.code, other.flipped)
+        for name in ("score", "margin", "back"):
+            assert getattr(one, name) == pytest.approx(getattr(other, name), abs=1e-5)
+        assert np.allclose(one.per_code, other.per_code, atol=1e-5)
+        assert np.array_equal(one.grey, other.grey)
+    assert together[-1].flipped != together[up].flipped
+    assert together[-1].code == together[up].code == frame.cards[up].card
+
+
 def test_a_card_settled_by_its_face_and_index_is_told_alike_without_its_body_pips(
         monkeypatch) -> None:
     """The body pips are not read on a look whose lead, before them, is beyond what they can
