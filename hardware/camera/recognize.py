@@ -237,10 +237,10 @@ class Recognizer:
 
     def _first_reads(self, frame: np.ndarray, candidates: list[Candidate]
                      ) -> list[tuple[np.ndarray, np.ndarray, Reading, tuple[np.ndarray, ...]]]:
-        """Each candidate's quad, upright picture and reading, and its other rectangles: on
-        the quad moved onto the edges, or on the mask's quad when that reads better (the edges
-        may be misread) where the first is weak or a close call, not like the back. (The
-        pictures of all are read together: `read_cards`.)"""
+        """Each candidate's quad, upright picture, reading and other rectangles. A reading
+        that is weak or a close call, and not like the back, is made again on the mask's
+        quad, which is kept when it reads better (the edges may be misread). The pictures are
+        read together (`read_cards`)."""
         pictures = [warp_card(frame, candidate.quad) for candidate in candidates]
         readings = read_cards(self.deck, pictures)
         doubtful = [k for k, reading in enumerate(readings)
