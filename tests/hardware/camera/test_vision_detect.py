@@ -6,7 +6,6 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-import hardware.camera.felt as felt
 import hardware.camera.outline as outline
 from hardware.camera.detect import (
     _from_mask,
@@ -17,10 +16,11 @@ from hardware.camera.detect import (
     _ringed,
     find_cards,
 )
-from hardware.camera.felt import all_masks, masks
+from hardware.camera.felt import all_masks
 from hardware.camera.rectangles import rectangles
 from hardware.camera.synth.layout import CARD_ASPECT, random_deal
-from hardware.camera.synth.scene import Frame, frames, make_table, render
+from hardware.camera.synth.scene import frames, make_table, render
+from tests.hardware.camera.glare import under_glare, white_cards
 
 # Measured on this set: 25 of 26 cards with a quad overlapping the truth by >= 0.85 (IoU),
 # mean IoU 0.947 (see docs/vision.md); the floors leave a margin of one card.
@@ -52,17 +52,6 @@ def test_every_card_found_with_its_quad(faces: dict) -> None:
     assert cards >= 20
     assert good / cards >= MIN_GOOD_QUADS, f"good quads {good}/{cards}"
     assert float(np.mean(overlaps)) >= MIN_MEAN_IOU
-
-
-def test_printed_lines_and_glare_are_not_paper(faces: dict) -> None:
-    """The paper mask (where face-up cards are looked for first) holds the cards only."""
-    frame = frames(faces, 1, seed=11, occlusion=0.0)[0]
-    _, paper = masks(frame.image)
-    inside = np.zeros_like(paper)
-    for truth in frame.cards:
-        cv2.fillConvexPoly(inside, np.round(truth.quad * 0.5).astype(np.int32), 255)
-    outside_paper = np.count_nonzero(paper & ~inside) / max(np.count_nonzero(paper), 1)
-    assert outside_paper < 0.05, f"{outside_paper:.1%} of the paper mask lies off the cards"
 
 
 def _covered(a: np.ndarray, b: np.ndarray) -> float:
@@ -412,28 +401,6 @@ def test_other_rectangles_over_the_same_place_are_kept_unlike_each_other() -> No
     assert _others(chosen, []) == ()
 
 
-def _under_glare(image: np.ndarray, quad: np.ndarray, strength: float) -> np.ndarray:
-    """`image` with a soft glare spot from the table lights (as the generator draws them, a
-    blurred ellipse of white added) centred on the card at `quad`, twice the card's length
-    across."""
-    spot = np.zeros(image.shape[:2], np.float32)
-    centre = quad.mean(axis=0)
-    length = float(np.linalg.norm(quad[3] - quad[0]))
-    cv2.ellipse(spot, (round(centre[0]), round(centre[1])),
-                (round(2.2 * length), round(1.3 * length)), 30.0, 0, 360, 1.0, -1)
-    spot = cv2.GaussianBlur(spot, (0, 0), 0.2 * length)
-    return np.clip(image + strength * spot[:, :, None], 0, 255).astype(np.uint8)
-
-
-def _white_cards(faces: dict, seed: int) -> Frame:
-    """A frame of face-up number cards (white paper), all in the clear."""
-    codes = sorted(c for c in faces if c != "back" and c[0] in "23456789T")
-    rng = np.random.default_rng(seed)
-    table = make_table(rng)
-    deal = random_deal(rng, codes, table.height, face_down_share=0.0)
-    return render(table, deal, faces, rng, occlusion=0.0, degrade=False)
-
-
 def test_a_white_card_under_glare_is_paper_under_glare_only(faces: dict) -> None:
     """A glare spot that lifts the felt's brightest channel to 170-190 leaves a white card's
     paper short of the plain test (40% brighter than the felt): the paper mask loses the
@@ -443,14 +410,14 @@ def test_a_white_card_under_glare_is_paper_under_glare_only(faces: dict) -> None
     card without the glare (62-89%) and none with it."""
     on_target = 0
     for seed in range(8):
-        frame = _white_cards(faces, seed)
+        frame = white_cards(faces, seed)
         target = frame.cards[0].quad * 0.5  # half-size pixels, as the masks are
         inside = np.zeros(frame.image.shape[:2], np.uint8)[::2, ::2].copy()
         cv2.fillConvexPoly(inside, np.round(target).astype(np.int32), 255)
         area = np.count_nonzero(inside)
         paper = all_masks(frame.image)[1]
         assert np.count_nonzero(paper & inside) > 0.5 * area  # without the glare: paper
-        _, paper, _, glare = all_masks(_under_glare(frame.image.astype(np.float32),
+        _, paper, _, glare = all_masks(under_glare(frame.image.astype(np.float32),
                                                  frame.cards[0].quad, 120.0))
         assert np.count_nonzero(paper & inside) < 0.05 * area
         assert glare is not None
@@ -461,74 +428,3 @@ def test_a_white_card_under_glare_is_paper_under_glare_only(faces: dict) -> None
         for quad in quads:
             assert max(_iou(quad, t.quad * 0.5) for t in frame.cards) >= 0.85
     assert on_target >= 5, f"{on_target} of 8 cards under glare found"
-
-
-def _masks_both_ways(image: np.ndarray, monkeypatch) -> tuple[tuple, tuple, float]:
-    """`all_masks` as it runs, skipping tiles of felt alone (`felt._busy`), and with every
-    tile worked out; and the share of tiles worked out."""
-    real_busy = felt._busy
-    shares = []
-
-    def spied(*args: np.ndarray) -> np.ndarray:
-        busy = real_busy(*args)
-        shares.append(float(busy.mean()))
-        return busy
-
-    monkeypatch.setattr(felt, "_busy", spied)
-    skipping = all_masks(image)
-    monkeypatch.setattr(felt, "_busy", lambda *args: np.ones_like(real_busy(*args)))
-    every = all_masks(image)
-    monkeypatch.setattr(felt, "_busy", real_busy)
-    return skipping, every, shares[0]
-
-
-def _same_masks(skipping: tuple, every: tuple) -> None:
-    for name, got, want in zip(("not felt", "paper", "grey"), skipping[:3], every[:3],
-                               strict=True):
-        assert got.shape == want.shape
-        assert np.array_equal(got, want), f"{name}: {np.count_nonzero(got != want)} pixels"
-    assert (skipping[3] is None) == (every[3] is None)
-    if every[3] is not None:
-        assert np.array_equal(skipping[3].paper, every[3].paper)
-
-
-def test_tiles_of_felt_alone_are_skipped_without_changing_a_mask_pixel(faces: dict,
-                                                                        monkeypatch) -> None:
-    """The masks are worked out only in the tiles where a quarter-size look finds anything
-    but felt (`felt._busy`): on generated frames (hands, chips, printed lines, glare), one
-    with a white card under a glare spot, and one cropped to a size of no whole tiles, every
-    mask pixel is as when every tile is worked out; and most tiles are skipped."""
-    images = [frame.image for frame in frames(faces, 4, seed=12)]
-    white = _white_cards(faces, 0)
-    images.append(_under_glare(white.image.astype(np.float32), white.cards[0].quad, 120.0))
-    images.append(np.ascontiguousarray(images[1][:1001, :1703]))
-    shares, glared = [], []
-    for image in images:
-        skipping, every, share = _masks_both_ways(image, monkeypatch)
-        _same_masks(skipping, every)
-        shares.append(share)
-        glared.append(every[3] is not None)
-    assert glared[4], "the frame under glare holds no paper under glare"
-    assert max(shares) < 0.6 and np.median(shares) < 0.45, f"busy shares {np.round(shares, 2)}"
-
-
-def test_a_faint_line_and_a_rim_across_a_tiles_edge_are_not_skipped(monkeypatch) -> None:
-    """What a quarter-size look dilutes most: a line of grey ink a pixel wide (at half size)
-    holding half the felt, which the grey mask keeps; and a rim a pixel wide, off the felt's
-    colour plane, beside a dark patch but across the edge of its tile. Both are in the masks
-    as when every tile is worked out."""
-    felt_colour = np.array([40.0, 110.0, 30.0])
-    rng = np.random.default_rng(3)
-    image = felt_colour + rng.normal(0, 2, (1080, 1920, 3))
-    grey_ink = 0.5 * felt_colour + 0.5 * np.array([180.0, 180.0, 180.0])
-    image[100:1000, 1002:1004] = grey_ink  # one half-size column, in no tile's first
-    normal = np.cross(felt_colour, np.ones(3))
-    image[300:600, 200:480] = (20, 20, 20)  # a dark patch up to a tile's edge (half-size 240)
-    image[300:600, 480:482] = felt_colour + 30.0 * normal / np.linalg.norm(normal)  # its rim
-    image = np.clip(image, 0, 255).astype(np.uint8)
-    skipping, every, share = _masks_both_ways(image, monkeypatch)
-    _same_masks(skipping, every)
-    light = skipping[2] > 0
-    assert light[60:490, 501].mean() > 0.9, "the faint line is not in the grey mask"
-    assert (skipping[0][160:290, 240] > 0).mean() > 0.9, "the rim is not in the not-felt mask"
-    assert share < 0.3
