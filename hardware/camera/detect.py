@@ -170,6 +170,8 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
         sizes = _sizes(simple, rings or [])
         if outer is not None and len(sizes) == len(simple) and max(sizes) > _PANEL[0] * min(sizes):
             sizes = _panels(simple, sizes, outer, lo, hi)
+        if len(sizes) == len(simple):  # (a panel is not one of two cards: `_panels` first)
+            sizes = _side_by_side(simple, sizes)
         typical = _paper_typical(sizes) if solid else float(np.median(sizes))
         lo, hi = max(lo, _SIZES[0] * typical), min(hi, _SIZES[1] * typical)
         aspect = float(np.median([min(s[2][1]) / max(s[2][1]) for s in simple]))
@@ -210,17 +212,19 @@ def _panels(simple: list, sizes: list[float], outer: np.ndarray, lo: float,
             hi: float) -> list[float]:
     """`sizes` of the clean paper blobs `simple`, where a blob is the light panel inside a
     card's wide printed frame (svg-dondorf: the frame's thin line opens the white border
-    away from the paper mask): the clean not-felt blob holding it, and no other, a tenth to
-    three fifths longer, gives the card's size. Asked only when the sizes disagree."""
+    away from the paper mask): the clean not-felt blob holding it in its middle, and no
+    other, a tenth to three fifths longer, gives the card's size (a card at one end of a
+    blob is one of two cards touching). Asked only when the sizes disagree."""
     contours, _ = cv2.findContours(outer, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    cards = [(got[0], contour) for contour in contours
+    cards = [(got[0], contour, got[1][0]) for contour in contours
              if (got := _simple(contour, lo, hi, False)) is not None]
     centres = [(float(rect[0][0]), float(rect[0][1])) for _long, _contour, rect, _fill in simple]
     out = list(sizes)
-    for long, contour in cards:
+    for long, contour, middle in cards:
         held = [k for k, centre in enumerate(centres)
                 if cv2.pointPolygonTest(contour, centre, False) > 0]
-        if len(held) == 1 and _PANEL[0] * sizes[held[0]] <= long <= _PANEL[1] * sizes[held[0]]:
+        if (len(held) == 1 and _PANEL[0] * sizes[held[0]] <= long <= _PANEL[1] * sizes[held[0]]
+                and np.hypot(*np.subtract(centres[held[0]], middle)) < 0.1 * long):
             out[held[0]] = long
     return out
 
@@ -278,6 +282,28 @@ def _sizes(simple: list, rings: list[tuple[np.ndarray, float]]) -> list[float]:
                 inside.append(quad)
         longs += [_long_side(quad) for quad in inside] if len(inside) >= 2 else [long]
     return longs
+
+
+_PAIR = (1.25, 1.7)  # two cards side by side: this many times as long as one, at least, at most
+_ONE_FILL = 0.85  # ... one card's blob filling its rectangle this much, at least
+
+
+def _side_by_side(simple: list, longs: list[float]) -> list[float]:
+    """`longs`, where a clean blob as wide (within 8%) as another, solid one is long, and a
+    quarter to seven tenths longer than that, is two cards lying side by side, touching: it
+    gives that other's long side twice instead of its own (small cards whose paper the
+    corner indices cut away leave only the not-felt mask to learn the size from, and there
+    a card and two touching gave a size between). A card half covered by another is no
+    measure (a blob filling its rectangle less than `_ONE_FILL`)."""
+    solid = [other for (_long, _contour, _rect, fill), other in zip(simple, longs, strict=True)
+             if fill >= _ONE_FILL]
+    out: list[float] = []
+    for (long, _contour, rect, _fill), own in zip(simple, longs, strict=True):
+        short = min(rect[1])
+        ones = [other for other in solid if abs(short - other) < 0.08 * other
+                and _PAIR[0] * other <= long <= _PAIR[1] * other]
+        out += [ones[0], ones[0]] if ones else [own]
+    return out
 
 
 def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 300) -> list[Candidate]:

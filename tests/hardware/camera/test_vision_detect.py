@@ -253,6 +253,38 @@ def test_a_card_and_a_pair_of_cards_set_the_size_of_one_card() -> None:
     assert all(58 <= _long_side(quad) <= 64 for quad, _ in found)
 
 
+def test_a_blob_as_wide_as_a_card_is_long_is_two_cards_side_by_side() -> None:
+    """Small cards whose paper the corner indices cut away leave the not-felt mask alone to
+    set the card size: one card, and two cards touching side by side, as wide as the card
+    is long. Their median (76 half-size pixels) is neither's size and left all three out:
+    the pair gives the one card's size twice, and its outline gives two cards of it. A card
+    half covered by another (a blob filling its rectangle by half) is no such measure.
+    (A fresh tuning sample: three svg-dondorf cards of a frame never found, two paris cards
+    read as one.)"""
+    not_felt = np.zeros((300, 400), np.uint8)
+    cv2.rectangle(not_felt, (40, 60), (83, 121), 255, -1)  # a card, 44 x 62
+    cv2.rectangle(not_felt, (180, 60), (268, 121), 255, -1)  # two cards touching, 89 x 62
+    found, lo, hi, *_ = _from_mask(not_felt, 52.5, 150.0, 0.7, sized=False, solid=False)
+    assert lo <= 62 <= hi < 89
+    centres = sorted(float(quad[:, 0].mean()) for quad, _ in found)
+    assert len(centres) == 3 and np.abs(np.array(centres) - [61.5, 202, 246]).max() < 2
+    assert all(58 <= _long_side(quad) <= 64 for quad, _ in found)
+    # in the paper mask, the card touching another whose paper is broken (a court card's
+    # art): their not-felt blob holds the card at one end, not in its middle as a panel
+    outer = not_felt.copy()
+    cv2.rectangle(outer, (40, 60), (128, 121), 255, -1)
+    _, lo, hi, *_ = _from_mask(not_felt, 52.5, 150.0, 0.7, sized=False, solid=True, outer=outer)
+    assert lo <= 62 <= hi < 89
+    paper = np.zeros((300, 500), np.uint8)
+    for x in (40, 160, 280):  # cards of 62 x 88 ...
+        cv2.rectangle(paper, (x, 60), (x + 61, 147), 255, -1)
+    cv2.rectangle(paper, (400, 60), (443, 121), 255, -1)  # ... and the paper left of one,
+    cv2.rectangle(paper, (420, 75), (443, 106), 0, -1)  # 44 x 62 with a side bitten out
+    found, lo, hi, *_ = _from_mask(paper, 52.5, 150.0, 0.7, sized=False, solid=True)
+    assert lo <= 88 <= hi
+    assert sum(84 <= _long_side(quad) <= 92 for quad, _ in found) == 3
+
+
 def test_a_paper_panel_inside_a_cards_frame_gives_the_cards_size() -> None:
     """svg-dondorf prints a wide frame round a white panel, and the frame's thin line opens
     the white border away from the paper mask: the panel (0.7 of the card) is the paper blob.
