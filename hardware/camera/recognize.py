@@ -229,10 +229,10 @@ class Recognizer:
             raise ValueError(f"expected a BGR colour frame, got an array of shape {frame.shape}")
         out = []
         for quad, picture, reading, others in self._first_reads(frame, find_cards(frame)):
-            seen = self._second_look(frame, self.look(picture, quad, reading))
-            if others and seen[0].reading.score < _OTHER_SHAPES_BELOW:
-                seen = self._other_shapes(frame, *seen, others)
-            out.append(seen)
+            look = self.look(picture, quad, reading)
+            if others and reading.score < _OTHER_SHAPES_BELOW:
+                look = self._other_shapes(frame, look, others)
+            out.append(self._second_look(frame, look))
         return out
 
     def _first_reads(self, frame: np.ndarray, candidates: list[Candidate]
@@ -255,29 +255,28 @@ class Recognizer:
                 out[k] = (candidates[k].coarse, picture, other, candidates[k].others)
         return out
 
-    def _other_shapes(self, frame: np.ndarray, look: Look, sighting: Sighting,
-                      others: tuple[np.ndarray, ...]) -> tuple[Look, Sighting]:
-        """A weak look (and what it says) not like the back read again on the likeliest of the
-        other rectangles its blob's outline supports (`Candidate.others`), moved onto the
-        card's edges: that reading when it is a card agreeing better with its face than the
-        look did; else the same look."""
-        same = look, sighting
+    def _other_shapes(self, frame: np.ndarray, look: Look,
+                      others: tuple[np.ndarray, ...]) -> Look:
+        """A weak first look not like the back read again on the likeliest of the other
+        rectangles its blob's outline supports (`Candidate.others`), moved onto the card's
+        edges: that look when it is a card agreeing better with its face than the first did;
+        else the same look. Asked before the look is snapped (`_second_look`): a quad cut a
+        quarter short of a nine snapped onto a seven's face and was read as the seven."""
         if look.reading.back >= look.reading.score:
-            return same
+            return look
         # by a quick look first: the likeliest is read in full when it is near (`_QUICK_SLACK`)
         looks = unaligned_all(self.deck, [warp_card(frame, other) for other in others])
         quick = [(float(scores.max()), k) for k, (_planes, _cells, scores) in enumerate(looks)]
         first, k = max(quick)
         if first < look.reading.score - _QUICK_SLACK:
-            return same
+            return look
         quad = refine_quad(frame, others[k])
         picture = warp_card(frame, quad)
         reading = read_card(self.deck, picture)
         if reading.score <= max(look.reading.score, reading.back):
-            return same
+            return look
         again = self.look(picture, quad, reading)
-        said = self.decide(again)
-        return (again, said) if said.face == "up" else same
+        return again if self.decide(again).face == "up" else look
 
     def _second_look(self, frame: np.ndarray, look: Look) -> tuple[Look, Sighting]:
         """A weak look again with its quad moved (`snap`) onto what it may be: a card not

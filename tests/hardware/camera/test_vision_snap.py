@@ -7,7 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
+from hardware.camera import recognize
 from hardware.camera.deck import CODES, DeckModel
+from hardware.camera.detect import Candidate
 from hardware.camera.recognize import Recognizer, read_card, warp_card
 from hardware.camera.snap import snap
 from hardware.camera.synth.scene import frames
@@ -113,3 +115,35 @@ def test_backs_survive_save_and_load(faces: dict, tmp_path: Path) -> None:
     with np.load(tmp_path / "deck.npz") as data:  # a deck file made before backs were kept
         np.savez(tmp_path / "older.npz", **{k: data[k] for k in data.files if k != "back_greys"})
     assert DeckModel.load(tmp_path / "older.npz").back_greys.shape[0] == 0
+
+
+def test_a_quad_cut_short_is_read_on_its_blobs_other_rectangle_before_it_is_snapped(
+        faces: dict, monkeypatch) -> None:
+    """A quad cut a quarter short, with the card's own rectangle among the other rectangles
+    its blob supports (`Candidate.others`): the other rectangle is read first, and the card
+    is read there, not snapped from the short quad (which, on a fresh tuning frame, snapped
+    svg-dondorf's nine of spades onto the seven's face and read it as the seven)."""
+    deck = DeckModel.from_faces("test", faces)
+    snapped: list[str] = []
+
+    def spy(frame: np.ndarray, quad: np.ndarray, *template: object) -> object:
+        snapped.append("snap")
+        return snap(frame, quad, *template)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(recognize, "snap", spy)
+    cards = 0
+    for frame in frames(faces, 3, seed=5):
+        for truth in frame.cards:
+            if not truth.face_up or truth.occluded:
+                continue
+            short = truth.quad.copy()
+            short[2:] -= 0.25 * (truth.quad[3] - truth.quad[0])
+            monkeypatch.setattr(recognize, "find_cards", lambda _frame, q=short, t=truth: [
+                Candidate(q, 1.0, q, (t.quad,))])
+            snapped.clear()
+            (sighting,) = Recognizer(deck)(frame.image)
+            assert (sighting.face, sighting.card, snapped) == ("up", truth.card, []), truth.card
+            quad = np.array(sighting.quad)  # the card's own top-left first: either way up
+            assert min(np.abs(np.roll(quad, k, axis=0) - truth.quad).max() for k in (0, 2)) < 6
+            cards += 1
+    assert cards >= 6
