@@ -137,6 +137,26 @@ def _others(quad: np.ndarray, supported: list[tuple[float, np.ndarray]]) -> tupl
     return tuple(kept)
 
 
+def _outer_others(found: list[tuple[np.ndarray, float]], others: list[tuple[np.ndarray, ...]],
+                  not_felt: np.ndarray, lo: float, hi: float) -> list[tuple[np.ndarray, ...]]:
+    """`others`, where a paper quad searched out of a ragged blob (one with other rectangles)
+    lies in a clean card-sized blob of the not-felt mask unlike it: that blob's rectangle
+    among its others too (a king's crown and pips bit the top and bottom of its paper, and
+    the best supported rectangle ran a tenth of the card along from it)."""
+    if not any(others):
+        return others
+    contours, _ = cv2.findContours(not_felt, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    clean = [cv2.boxPoints(got[1]).astype(np.float64) for contour in contours
+             if (got := _simple(contour, lo, hi, False)) is not None]
+    if not clean:
+        return others
+    out = list(others)
+    for k, ((quad, _share), kept) in enumerate(zip(found, others, strict=True)):
+        if kept:
+            out[k] = _others(quad, [(1.0, rect) for rect in clean] + [(0.0, q) for q in kept])
+    return out
+
+
 _SIZES = (0.84, 1.18)  # long sides of one camera's cards, as shares of the typical one
 
 
@@ -317,6 +337,7 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
     lo, hi = min_height * WORK_SCALE, max_height * WORK_SCALE
     found, lo2, hi2, aspect, others = _from_mask(paper, lo, hi, 0.7, sized=False, solid=True,
                                                  outer=foreground_mask, light=light)
+    others = _outer_others(found, others, foreground_mask, lo2, hi2)
     rest = foreground_mask.copy()
     for quad, _fill_share in found:
         grown = quad.mean(axis=0) + 1.08 * (quad - quad.mean(axis=0))

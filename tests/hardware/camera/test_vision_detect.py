@@ -12,6 +12,7 @@ from hardware.camera.detect import (
     _glared,
     _long_side,
     _others,
+    _outer_others,
     _outlined,
     _ringed,
     find_cards,
@@ -431,6 +432,23 @@ def test_other_rectangles_over_the_same_place_are_kept_unlike_each_other() -> No
     kept = _others(chosen, supported)
     assert [k[0].tolist() for k in kept] == [[60, 100], [100, 130]]
     assert _others(chosen, []) == ()
+
+
+def test_a_clean_not_felt_blob_goes_with_a_ragged_paper_quad_it_holds() -> None:
+    """A paper quad searched out of a ragged blob (it has other rectangles) that lies a
+    tenth of the card along from a clean card-sized not-felt blob gets that blob's rectangle
+    among its others; a quad from a clean paper blob (no others) is left as it was.
+    (anglo_modern, a fresh tuning sample: a king of spades read like no face on the shifted
+    quad.)"""
+    not_felt = np.zeros((300, 400), np.uint8)
+    cv2.rectangle(not_felt, (100, 100), (161, 187), 255, -1)  # the card, 62 x 88
+    cv2.rectangle(not_felt, (250, 100), (311, 187), 255, -1)  # another
+    shifted, above = _box(100, 109, 62, 88), _box(100, 80, 62, 88)
+    found = [(shifted, 0.8), (_box(250, 100, 62, 88), 1.0)]
+    got = _outer_others(found, [(above,), ()], not_felt, 75.0, 105.0)
+    assert len(got[0]) == 2 and got[1] == ()
+    assert max(_iou(other, _box(100, 100, 62, 88)) for other in got[0]) > 0.95
+    assert any(np.array_equal(other, above) for other in got[0])
 
 
 def test_a_white_card_under_glare_is_paper_under_glare_only(faces: dict) -> None:
