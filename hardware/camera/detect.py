@@ -145,16 +145,23 @@ def _outer_others(found: list[tuple[np.ndarray, float]], others: list[tuple[np.n
     the best supported rectangle ran a tenth of the card along from it)."""
     if not any(others):
         return others
-    contours, _ = cv2.findContours(not_felt, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    clean = [cv2.boxPoints(got[1]).astype(np.float64) for contour in contours
-             if (got := _simple(contour, lo, hi, False)) is not None]
+    clean = [cv2.boxPoints(rect).astype(np.float64) for _long, _contour, rect
+             in _clean_blobs(not_felt, lo, hi)]
     if not clean:
         return others
     out = list(others)
     for k, ((quad, _share), kept) in enumerate(zip(found, others, strict=True)):
-        if kept:
+        if kept:  # (`_others` keeps the order given: the clean blob's rectangle first)
             out[k] = _others(quad, [(1.0, rect) for rect in clean] + [(0.0, q) for q in kept])
     return out
+
+
+def _clean_blobs(mask: np.ndarray, lo: float, hi: float) -> list[tuple[float, np.ndarray, tuple]]:
+    """The blobs of a not-felt mask that are clean card-proportioned rectangles (`_simple`),
+    as (long side, contour, rotated rect)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return [(got[0], contour, got[1]) for contour in contours
+            if (got := _simple(contour, lo, hi, False)) is not None]
 
 
 _SIZES = (0.84, 1.18)  # long sides of one camera's cards, as shares of the typical one
@@ -235,12 +242,9 @@ def _panels(simple: list, sizes: list[float], outer: np.ndarray, lo: float,
     away from the paper mask): the clean not-felt blob holding it in its middle, and no
     other, a tenth to three fifths longer, gives the card's size (a card at one end of a
     blob is one of two cards touching). Asked only when the sizes disagree."""
-    contours, _ = cv2.findContours(outer, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    cards = [(got[0], contour, got[1][0]) for contour in contours
-             if (got := _simple(contour, lo, hi, False)) is not None]
     centres = [(float(rect[0][0]), float(rect[0][1])) for _long, _contour, rect, _fill in simple]
     out = list(sizes)
-    for long, contour, middle in cards:
+    for long, contour, (middle, _size, _turn) in _clean_blobs(outer, lo, hi):
         held = [k for k, centre in enumerate(centres)
                 if cv2.pointPolygonTest(contour, centre, False) > 0]
         if (len(held) == 1 and _PANEL[0] * sizes[held[0]] <= long <= _PANEL[1] * sizes[held[0]]
@@ -309,18 +313,18 @@ _ONE_FILL = 0.85  # ... one card's blob filling its rectangle this much, at leas
 
 
 def _side_by_side(simple: list, longs: list[float]) -> list[float]:
-    """`longs`, where a clean blob as wide (within 8%) as another, solid one is long, and a
+    """`longs`, where a clean blob as wide (within 8%) as another, whole one is long, and a
     quarter to seven tenths longer than that, is two cards lying side by side, touching: it
     gives that other's long side twice instead of its own (small cards whose paper the
     corner indices cut away leave only the not-felt mask to learn the size from, and there
     a card and two touching gave a size between). A card half covered by another is no
     measure (a blob filling its rectangle less than `_ONE_FILL`)."""
-    solid = [other for (_long, _contour, _rect, fill), other in zip(simple, longs, strict=True)
+    whole = [other for (_long, _contour, _rect, fill), other in zip(simple, longs, strict=True)
              if fill >= _ONE_FILL]
     out: list[float] = []
     for (long, _contour, rect, _fill), own in zip(simple, longs, strict=True):
         short = min(rect[1])
-        ones = [other for other in solid if abs(short - other) < 0.08 * other
+        ones = [other for other in whole if abs(short - other) < 0.08 * other
                 and _PAIR[0] * other <= long <= _PAIR[1] * other]
         out += [ones[0], ones[0]] if ones else [own]
     return out
