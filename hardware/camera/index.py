@@ -80,19 +80,25 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     near = cv2.dilate(ink, np.ones((size, size), np.uint8))
     found = _glyphs(region, ink, (ink > INK * np.maximum(near, 0.3)) & (ink > 0.15), top,
                     card_h, card_w, left, light_ink)
-    if (found is None or (found.suit is None and found.rank_aspect >= 1.0)) and not light_ink:
-        # a pale glyph beside a solid pip is under the pip's threshold: it falls apart, or
-        # its pieces join the pip into one blob wider than tall; the ink's own level alone
-        # then keeps it whole and apart, a glyph taller than wide with its suit pip under it
-        # (on a dark card's negative, the card's own light art would pass for ink so: not
-        # there; a narrow rank with no pip under it is a design printing none there)
+    narrow = found is not None and found.rank_aspect < _NARROW
+    if (found is None or (found.suit is None and found.rank_aspect >= 1.0) or narrow) \
+            and not light_ink:
+        # a pale glyph beside a solid pip (or felt beyond the card's edge) is under the
+        # pip's threshold: it falls apart (a 3's or 4's thick stroke alone is left, narrower
+        # than any rank), or its pieces join the pip into one blob wider than tall; the
+        # ink's own level alone then keeps it whole and apart, a glyph taller than wide with
+        # its suit pip under it (on a dark card's negative, the card's own light art would
+        # pass for ink so: not there; a narrow rank with no pip under it is a design
+        # printing none there)
         again = _glyphs(region, ink, ink > _PALE_INK, top, card_h, card_w, left, light_ink)
-        if again is not None and again.suit is not None and again.rank_aspect < 1.0:
+        if (again is not None and again.suit is not None and again.rank_aspect < 1.0
+                and not (narrow and again.rank_aspect <= found.rank_aspect)):
             return again
     return found
 
 
 _PALE_INK = 0.3  # on a second look, ink this dark (of the corner's darkest) is ink
+_NARROW = 0.45  # a rank glyph narrower than this (width / height) is looked at so again
 
 
 def _glyphs(region: np.ndarray, ink: np.ndarray, inked: np.ndarray, top: int, card_h: int,

@@ -19,7 +19,10 @@ from hardware.camera.index import (
 )
 from hardware.camera.ink import percentiles
 from hardware.camera.recognize import _clearest
+from hardware.camera.detect import find_cards
+from hardware.camera.reading import warp_card
 from hardware.camera.synth.decks import large_index
+from hardware.camera.synth.scene import frames
 from tests.cardart import faces_or_skip
 
 TUNING_DESIGN = "svg-standard"  # the index reader's own check may use a tuning design
@@ -157,3 +160,27 @@ def test_a_pale_rank_beside_a_solid_pip_is_read_on_the_inks_own_level(monkeypatc
     assert RANKS[int(np.argmax(ranks.max(axis=0)))] == "9" and ranks.max() > 0.5
     monkeypatch.setattr(index, "_PALE_INK", np.inf)  # the local threshold alone, as before
     assert all(g.suit is None and g.rank_aspect > 1.0 for g in corner_glyphs(blurred, model.sides))
+
+
+def test_a_rank_glyph_cut_to_its_upright_is_read_on_the_inks_own_level(monkeypatch) -> None:
+    """neoclassical prints hairline strokes beside thick ones. On a small, soft card the
+    solid ink nearby (the first body pip, or felt beyond the card's edge where the quad takes
+    some in) sets the threshold: the hairlines fall under it, and a three's or a four's thick
+    stroke alone is left, narrower than any rank (0.21 wide a height here; fresh tuning
+    samples: a four read as a six so, threes as fours). Such a glyph is read again on the
+    ink's own level, whole (0.55)."""
+    faces = faces_or_skip("neoclassical")  # a tuning design
+    model = DeckModel.from_faces("neoclassical", faces).index
+    frame = frames(faces, 1, 76)[0]
+    three = next(t for t in frame.cards if t.card == "3H")
+    quad = min((c.quad for c in find_cards(frame.image)),
+               key=lambda q: float(np.linalg.norm(q.mean(axis=0) - three.quad.mean(axis=0))))
+    picture = warp_card(frame.image, quad)
+
+    def rank() -> str:
+        ranks, _suits, _doubts = model.corner_scores(picture)
+        return RANKS[int(np.argmax(ranks.max(axis=0)))]
+
+    assert rank() == "3"
+    monkeypatch.setattr(index, "_NARROW", 0.0)  # a narrow glyph kept as it is, as before
+    assert rank() != "3"
