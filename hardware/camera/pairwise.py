@@ -88,11 +88,25 @@ def discriminate(picture: np.ndarray, first: np.ndarray, second: np.ndarray,
     return lean * fit
 
 
+_GAIN = (0.3, 1.5)  # the picture's contrast, as a share of the faces', is taken within these
+
+
+def _gain(x: np.ndarray, mid: np.ndarray) -> float:
+    """How strong the picture's contrast is beside the faces' (their midpoint's), over the
+    whole card (the art the two faces share weighs most): a washed-out picture (haze, a
+    dim lamp, blur) shows its ink fainter, and would fit neither face where they differ."""
+    norm = float((mid * mid).sum())
+    if norm <= 0:
+        return 1.0
+    return float(np.clip((x * mid).sum() / norm, *_GAIN))
+
+
 def _lean(seen: np.ndarray, first: np.ndarray, second: np.ndarray,
           foreign: np.ndarray | None) -> tuple[float, float]:
     """`discriminate`'s say on contrast planes: which face the telling blocks lean to (-1..1)
     and how well the picture fits the nearer face there (0..1)."""
     x, a, b = _nearest_shift(seen, first, second)
+    x = x / _gain(x, 0.5 * (a + b))
     d = a - b
     mid = x - 0.5 * (a + b)
     num = _blocks(mid * d)
