@@ -57,11 +57,13 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
                              cv2.contourArea(b.astype(np.float32)))
 
 
-def _simple(contour: np.ndarray, lo: float, hi: float, solid: bool) -> tuple | None:
+def _simple(contour: np.ndarray, lo: float, hi: float, solid: bool,
+            least: float = 0.93) -> tuple | None:
     """(long side, rotated rect, fill) when a blob is a clean card-proportioned rectangle.
 
     With `solid` (the paper mask, which holds nothing but cards) the blob's convex hull must
-    fill the rectangle: a bite taken out of a card's middle by a hand does not matter.
+    fill the rectangle (`least` of it): a bite taken out of a card's middle by a hand does
+    not matter.
     """
     area = cv2.contourArea(contour)
     if area < 0.5 * lo * lo * 0.6:
@@ -71,7 +73,7 @@ def _simple(contour: np.ndarray, lo: float, hi: float, solid: bool) -> tuple | N
     long, short = max(w, h), min(w, h)
     fill = area / max(w * h, 1.0)
     shape = cv2.contourArea(hull) / max(w * h, 1.0) if solid else fill
-    if lo <= long <= hi and 0.64 <= short / long <= 0.8 and shape > 0.93 and fill > 0.6:
+    if lo <= long <= hi and 0.64 <= short / long <= 0.8 and shape > least and fill > 0.6:
         return long, ((cx, cy), (w, h), angle), fill
     return None
 
@@ -395,6 +397,9 @@ def _known_size(known: list[tuple[np.ndarray, float]], lo: float,
     return max(lo, _SIZES[0] * float(np.median(longs))), min(hi, _SIZES[1] * max(longs))
 
 
+_GLARE_SHAPE = 0.9  # under glare a card's paper fills its rectangle this much, at least (`_simple`)
+
+
 def _glared(glare: Glare, cards: list[tuple[np.ndarray, float]],
             others: list[tuple[np.ndarray, ...]], paper_cards: int, lo: float, hi: float) -> None:
     """White cards under a glare spot, into `cards` and their `others` (in place): clean
@@ -410,7 +415,7 @@ def _glared(glare: Glare, cards: list[tuple[np.ndarray, float]],
                                    offset=glare.at)
     placed: set[int] = set()
     for contour in contours:
-        got = _simple(contour, lo, hi, True)
+        got = _simple(contour, lo, hi, True, _GLARE_SHAPE)
         if got is None:
             continue
         quad = cv2.boxPoints(got[1]).astype(np.float64)

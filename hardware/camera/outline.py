@@ -7,7 +7,8 @@ ring encloses is a clean rectangle a little smaller than a card; grown outwards 
 ring it is the card. When the face's own light art touches the border (a court card in the
 felt's green with white in its picture), the ring encloses no clean rectangle; the ring and
 the art joined to it are then one light shape whose outline is the card's, with holes where
-the face shows felt-like colour. Printed betting boxes are rings too, so a rectangle counts
+the face shows felt-like colour. (A court card under a glare spot, which neither paper
+mask holds, is such a shape too: its paper lit, its art's dark the holes.) Printed betting boxes are rings too, so a rectangle counts
 only when it has the size of the cards and its inside is not felt (an empty box holds felt).
 A border broken open (a hand across it) leaves a thin outline with no hole along the sides
 of the card: that too is a card when it holds light art of its own.
@@ -33,8 +34,8 @@ _SAMPLES = np.linspace(0.15, 0.85, 24)  # where along each side the ring is prob
 _GAP = np.ones((3, 3), np.uint8)  # a border broken by a pixel (blur, a worn edge) is closed
 _CLEAN = 0.9  # share of its rectangle the hole of a card of the felt's colour fills, at the least
 _ART = 0.03  # ... and share of its inside its light art (pips, a picture) covers
-_HOLES = 0.2  # share of its rectangle a light shape's holes cover, at the least (a ring, not
-# ... a solid white card, which the paper mask finds)
+_HOLES = 0.05  # share of its rectangle a light shape's holes cover, at the least (not a solid
+# ... white card, which the paper mask finds; a court card under glare, its art dark: 13%)
 
 
 def _ring_width(light: np.ndarray, rect: tuple) -> int:

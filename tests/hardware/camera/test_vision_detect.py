@@ -6,6 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+import hardware.camera.detect as detect
 import hardware.camera.outline as outline
 from hardware.camera.detect import (
     _from_mask,
@@ -17,7 +18,7 @@ from hardware.camera.detect import (
     _ringed,
     find_cards,
 )
-from hardware.camera.felt import all_masks
+from hardware.camera.felt import Glare, all_masks
 from hardware.camera.rectangles import rectangles
 from hardware.camera.synth.layout import CARD_ASPECT, random_deal
 from hardware.camera.synth.scene import frames, make_table, render
@@ -138,6 +139,27 @@ def test_a_border_joined_to_light_art_still_outlines_the_card(monkeypatch) -> No
     assert np.allclose(np.sort(quad[:, 1]), [50, 50, 150, 150], atol=2)
     assert share > 0.9
     monkeypatch.setattr(outline, "_HOLES", np.inf)  # without that path: none
+    assert outline.bordered_cards(light, not_felt, 80, 130) == []
+
+
+def test_a_court_card_under_glare_is_its_light_shape_with_few_holes(monkeypatch) -> None:
+    """Under a glare spot a court card is neither paper (not bright enough beside the lit
+    felt) nor a clean blob of paper under glare (its art cuts it open), and the not-felt mask
+    joins it to the glare around it; the mask of grey lines holds it as a light card-shaped
+    shape with a few dark holes, an eighth of it (anglo's queen of spades, a fresh tuning
+    sample, 13%). Such a shape is the card; a solid one (no holes) is still left alone."""
+    light = np.zeros((300, 400), np.uint8)
+    not_felt = np.zeros_like(light)
+    cv2.rectangle(light, (50, 50), (120, 150), 255, -1)  # the card, 70 x 100...
+    for x, y, w, h in ((62, 70, 14, 12), (90, 88, 16, 14), (70, 112, 12, 16), (96, 126, 14, 10)):
+        cv2.rectangle(light, (x, y), (x + w, y + h), 0, -1)  # ... the dark of its art: 12%
+    cv2.rectangle(not_felt, (0, 0), (200, 300), 255, -1)  # glare and card, one blob
+    cv2.rectangle(light, (250, 50), (320, 150), 255, -1)  # solid light: no holes
+    cv2.rectangle(not_felt, (250, 50), (320, 150), 255, -1)
+    found = outline.bordered_cards(light, not_felt, 80, 130)
+    assert len(found) == 1, found
+    assert np.allclose(np.sort(found[0][0][:, 0]), [50, 50, 120, 120], atol=2)
+    monkeypatch.setattr(outline, "_HOLES", 0.2)  # a fifth in holes, as before: none
     assert outline.bordered_cards(light, not_felt, 80, 130) == []
 
 
@@ -478,3 +500,24 @@ def test_a_white_card_under_glare_is_paper_under_glare_only(faces: dict) -> None
         for quad in quads:
             assert max(_iou(quad, t.quad * 0.5) for t in frame.cards) >= 0.85
     assert on_target >= 5, f"{on_target} of 8 cards under glare found"
+
+
+def test_paper_under_glare_with_its_corners_worn_round_is_still_a_card(monkeypatch) -> None:
+    """Glare softens a card's paper at its corners, and the paper under glare rounds them
+    off: a small card's blob filled its rectangle's hull only 0.929 of the way (simplistic's
+    nine of spades, a fresh tuning sample), under the paper mask's 0.93. The glare pass takes
+    such a blob (`_GLARE_SHAPE`)."""
+    paper = np.zeros((200, 200), np.uint8)
+    x, y, w, h, r = 60, 50, 52, 74, 18  # 52 x 74 half-size pixels, corners 18 round: 0.92
+    cv2.rectangle(paper, (x + r, y), (x + w - r, y + h), 255, -1)
+    cv2.rectangle(paper, (x, y + r), (x + w, y + h - r), 255, -1)
+    for cx, cy in ((x + r, y + r), (x + w - r, y + r), (x + r, y + h - r), (x + w - r, y + h - r)):
+        cv2.circle(paper, (cx, cy), r, 255, -1)
+    cards: list[tuple[np.ndarray, float]] = []
+    _glared(Glare(paper, (10, 20)), cards, [], 0, 52.5, 150.0)
+    assert len(cards) == 1
+    assert _iou(cards[0][0], _box(70, 70, 52, 74)) > 0.9  # where the glare strip lies
+    monkeypatch.setattr(detect, "_GLARE_SHAPE", 0.93)  # the paper mask's measure: none
+    cards = []
+    _glared(Glare(paper, (10, 20)), cards, [], 0, 52.5, 150.0)
+    assert cards == []
