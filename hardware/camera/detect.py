@@ -213,7 +213,8 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
     if solid and not simple and not sized:
         complex_blobs = []  # paper scraps of unknown size: leave them to the not-felt mask
     for contour in complex_blobs:
-        supported = sorted(rectangles(contour, lo, hi, aspect, solid), key=lambda t: -t[0])
+        supported = sorted(rectangles(contour, lo, hi, aspect, solid, sized or bool(simple)),
+                           key=lambda t: -t[0])
         bitten = None
         if not supported or supported[0][0] < _CLEAR_OUTLINE:
             bitten = _bitten(contour, lo, hi, aspect)

@@ -151,6 +151,7 @@ def _peak_turn(degrees: np.ndarray, peak: int) -> float:
 
 
 _TURN_SPREAD = np.radians(12.0)
+_TURN_APART = np.radians(1.5)  # a turn this far from the mean of its side's steps is off
 
 
 def _mean_turn(direction: np.ndarray, peak: float) -> float:
@@ -174,7 +175,8 @@ def _turn_histogram(degrees: np.ndarray) -> np.ndarray:
 
 
 def rectangles(
-    contour: np.ndarray, lo: float, hi: float, aspect: float, fine_turn: bool = False
+    contour: np.ndarray, lo: float, hi: float, aspect: float, fine_turn: bool = False,
+    sized: bool = False
 ) -> list[tuple[float, np.ndarray]]:
     """Card-proportioned rectangles supported by straight runs of a blob's outline.
 
@@ -183,7 +185,10 @@ def rectangles(
     whose large index cut two opposite corners out of the paper mask is left to this search,
     and the peak's turn set its quad a few degrees askew. The not-felt mask (backs) keeps the
     old turn: on the tuning frames the finer one moved two backs' quads so that they looked
-    more like a face than like the enrolled back."""
+    more like a face than like the enrolled back. There, where `sized` (`lo`..`hi` is the
+    size of the frame's cards, learnt), a turn that gives no rectangle is tried again at the
+    finer one (`_TURN_APART`); at any size, weak outlines of backs of the felt's colour gave
+    rectangles off the cards so, and the card size learnt from them was wrong."""
     pts = contour.reshape(-1, 2).astype(np.float64)
     n = len(pts)
     if n < 40:
@@ -204,31 +209,44 @@ def rectangles(
         if any(min(abs(peak - t), 90 - abs(peak - t)) < 4 for t in tried):
             continue
         tried.append(peak)
-        theta = (_mean_turn(direction, np.radians(peak + 0.5)) if fine_turn
-                 else _peak_turn(degrees, peak))
-        c, s = np.cos(theta), np.sin(theta)
-        # u = x c + y s and v = y c - x s, from the products of the points with c and with s
-        times_c, times_s = pts * c, pts * s
-        u = times_c[:, 0] + times_s[:, 1]
-        v = times_c[:, 1] - times_s[:, 0]
-        raw = heading - theta
-        horizontal = np.abs(np.sin(raw)) < 0.2  # runs along u: a top or bottom side
-        vertical = np.abs(np.cos(raw)) < 0.2
-        min_run = 0.25 * lo * 0.62
-        us = _peaks(u[vertical], 6, min_run)
-        vs = _peaks(v[horizontal], 6, min_run)
-        # a box is a card with long side lo..hi and short side 0.6..0.82 of it: its sides
-        # lie 0.6 lo .. hi apart
-        boxes = _hypotheses(us, vs, aspect, (0.6 * lo, hi))
-        if len(boxes) == 0:
-            continue
-        width, height = boxes[:, 1] - boxes[:, 0], boxes[:, 3] - boxes[:, 2]
-        long, short = np.maximum(width, height), np.minimum(width, height)
-        keep = (long >= lo) & (long <= hi) & (short >= 0.6 * long) & (short <= 0.82 * long)
-        boxes, width, height = boxes[keep], width[keep], height[keep]
-        if len(boxes) == 0:
-            continue
-        support = _on_sides(u, v, boxes) / (2 * (width + height))
-        chosen = np.nonzero(support >= 0.45)[0]
-        found.extend(zip(support[chosen].tolist(), _rect_quads(boxes[chosen], c, s), strict=True))
+        mean = _mean_turn(direction, np.radians(peak + 0.5))
+        theta = mean if fine_turn else _peak_turn(degrees, peak)
+        at_turn = _at_turn(pts, heading, theta, lo, hi, aspect)
+        apart = abs(mean - theta) % (np.pi / 2)
+        if not at_turn and sized and min(apart, np.pi / 2 - apart) > _TURN_APART:
+            # the not-felt mask's turn, between the two directions of a side's steps (a card
+            # turned 42 degrees: 39 and 45), spread its sides too thin: by their mean, then
+            at_turn = _at_turn(pts, heading, mean, lo, hi, aspect)
+        found.extend(at_turn)
     return found
+
+
+def _at_turn(pts: np.ndarray, heading: np.ndarray, theta: float, lo: float, hi: float,
+             aspect: float) -> list[tuple[float, np.ndarray]]:
+    """`rectangles` turned by `theta` (radians): the outline points `pts` (n, 2), with their
+    local headings `heading` (n,)."""
+    c, s = np.cos(theta), np.sin(theta)
+    # u = x c + y s and v = y c - x s, from the products of the points with c and with s
+    times_c, times_s = pts * c, pts * s
+    u = times_c[:, 0] + times_s[:, 1]
+    v = times_c[:, 1] - times_s[:, 0]
+    raw = heading - theta
+    horizontal = np.abs(np.sin(raw)) < 0.2  # runs along u: a top or bottom side
+    vertical = np.abs(np.cos(raw)) < 0.2
+    min_run = 0.25 * lo * 0.62
+    us = _peaks(u[vertical], 6, min_run)
+    vs = _peaks(v[horizontal], 6, min_run)
+    # a box is a card with long side lo..hi and short side 0.6..0.82 of it: its sides lie
+    # 0.6 lo .. hi apart
+    boxes = _hypotheses(us, vs, aspect, (0.6 * lo, hi))
+    if len(boxes) == 0:
+        return []
+    width, height = boxes[:, 1] - boxes[:, 0], boxes[:, 3] - boxes[:, 2]
+    long, short = np.maximum(width, height), np.minimum(width, height)
+    keep = (long >= lo) & (long <= hi) & (short >= 0.6 * long) & (short <= 0.82 * long)
+    boxes, width, height = boxes[keep], width[keep], height[keep]
+    if len(boxes) == 0:
+        return []
+    support = _on_sides(u, v, boxes) / (2 * (width + height))
+    chosen = np.nonzero(support >= 0.45)[0]
+    return list(zip(support[chosen].tolist(), _rect_quads(boxes[chosen], c, s), strict=True))
