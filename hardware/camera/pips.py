@@ -31,7 +31,8 @@ from hardware.camera.ink import (
 
 _MAX_COUNT = 15  # pip counts above this are counted as this
 PIP_SIZE = 20  # side of a normalised pip picture
-_CORNER = (0.22, 0.3)  # share of width and height kept clear of the corner indices
+_CORNER = (0.22, 0.3)  # share of width and height at each corner where the index lies: a blob
+# centred there is the index's (a 4's pips reach into it: a blob merely touching it is not)
 _MIDDLE = 0.06  # a pip centred this near the card's middle (share of its height) may be
 # printed either way up: the middle pips of a 6, 7 or 9 are, and a quad a little off puts
 # them on either side of the line
@@ -63,7 +64,8 @@ def body_pips(picture: np.ndarray, notched: bool = False
     aspect = ws / hs  # a component is a pixel high at least
     pip_like = ((hs >= 0.07 * h) & (hs <= 0.2 * h) & (aspect >= 0.6) & (aspect <= 1.4)
                 & (areas >= 0.35 * ws * hs))
-    in_corner = ((xs < cw) | (xs + ws > w - cw)) & ((ys < ch) | (ys + hs > h - ch))
+    mx, my = xs + ws / 2, ys + hs / 2  # a blob is in a corner by its middle
+    in_corner = ((mx < cw) | (mx > w - cw)) & ((my < ch) | (my > h - ch))
     for i in np.nonzero(pip_like & ~in_corner)[0] + 1:
         x, y, bw, bh = (int(v) for v in stats[i, :4])
         blob = labels[y : y + bh, x : x + bw] == i

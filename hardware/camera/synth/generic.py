@@ -12,7 +12,7 @@ from typing import Any
 from hardware.camera.deck import DeckModel
 from hardware.camera.synth.decks import TUNING, default_cache, load_faces, render_design
 
-VERSION = 14
+VERSION = 15
 # Readings of unseen designs lean on the corner index and are less sure: these settings of
 # `Recognizer` were chosen by leave-one-design-out runs on the tuning designs only; the
 # index rule (`index_must_name`, `index_suit_lead`) by leaving out a whole family (the GNOME

@@ -23,9 +23,11 @@ def _small(faces: dict, code: str, rng: np.random.Generator) -> np.ndarray:
     return np.clip(noisy, 0, 255).astype(np.uint8)
 
 
+# 36 of 36 read right on both since a pip is told from the index by its middle (a four's
+# pips reach into the index's corner: 35 and 33 before); the floors leave a card's margin
 @pytest.mark.parametrize(("design", "floor"), [
-    (TUNING_DESIGN, 34),
-    ("svg-oxygen", 32),  # light pips on black and deep red cards; its fours' pips are big
+    (TUNING_DESIGN, 35),
+    ("svg-oxygen", 35),  # light pips on black and deep red cards; its fours' pips are big
 ])
 def test_suit_of_number_cards_from_their_pips(design: str, floor: int) -> None:
     faces = faces_or_skip(design)
