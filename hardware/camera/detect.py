@@ -202,6 +202,8 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
         if len(sizes) == len(simple):  # (a panel is not one of two cards: `_panels` first)
             sizes = _side_by_side(simple, sizes)
         typical = _paper_typical(sizes) if solid else float(np.median(sizes))
+        if outer is not None and len(simple) == 1:
+            typical = _lone_paper(typical, outer, lo, hi)
         lo, hi = max(lo, _SIZES[0] * typical), min(hi, _SIZES[1] * typical)
         aspect = float(np.median([min(s[2][1]) / max(s[2][1]) for s in simple]))
     for long, contour, rect, fill in simple:
@@ -254,6 +256,19 @@ def _panels(simple: list, sizes: list[float], outer: np.ndarray, lo: float,
                 and np.hypot(*np.subtract(centres[held[0]], middle)) < 0.1 * long):
             out[held[0]] = long
     return out
+
+
+def _lone_paper(typical: float, outer: np.ndarray, lo: float, hi: float) -> float:
+    """The card size `typical` learnt from a lone clean paper blob, unless two or more clean
+    blobs of the not-felt mask `outer` agree on another (all within `_SIZES` of their
+    median, and it not): theirs. One paper blob is a poor measure (a band of a back's light
+    pattern under a hand, while the face-up cards' paper was cut up by their pips and art)."""
+    longs = [long for long, _contour, _rect in _clean_blobs(outer, lo, hi)]
+    if len(longs) < 2:
+        return typical
+    median = float(np.median(longs))
+    agree = all(_SIZES[0] * median <= long <= _SIZES[1] * median for long in longs)
+    return median if agree and not _SIZES[0] * median <= typical <= _SIZES[1] * median else typical
 
 
 def _paper_typical(longs: list[float]) -> float:

@@ -329,6 +329,34 @@ def test_a_paper_panel_inside_a_cards_frame_gives_the_cards_size() -> None:
     assert hi < 104  # the median of the panel and the card
 
 
+def test_a_lone_paper_blob_gives_way_to_the_size_the_not_felt_cards_agree_on(monkeypatch) -> None:
+    """svg-dondorf, a fresh tuning sample: the face-up cards' paper was cut up by their
+    pips and pictures, and the one clean paper blob was a band of a face-down card's light
+    pattern under a hand, 62 half-size pixels long; learnt as the card size, the three
+    face-up cards (95 long, clean blobs of the not-felt mask) were searched at it, cut in
+    halves across and read face down. Two or more clean not-felt blobs agreeing on another
+    size than one paper blob's give the size; a second paper blob, or not-felt blobs that
+    disagree, leave it to the paper."""
+    paper = np.zeros((300, 500), np.uint8)
+    not_felt = np.zeros_like(paper)
+    cv2.rectangle(paper, (40, 60), (101, 102), 255, -1)  # a band, 62 x 43
+    for x in (150, 250, 350):
+        cv2.rectangle(not_felt, (x, 60), (x + 66, 60 + 94), 255, -1)  # cards, 67 x 95
+    def size_range() -> tuple[float, float]:
+        _, lo, hi, *_ = _from_mask(paper, 52.5, 150.0, 0.7, sized=False, solid=True,
+                                   outer=not_felt)
+        return lo, hi
+
+    lo, hi = size_range()
+    assert 62 < lo < 95 < hi
+    with monkeypatch.context() as patched:
+        patched.setattr(detect, "_lone_paper", lambda typical, *_: typical)  # as before
+        assert size_range()[1] < 95
+    cv2.rectangle(not_felt, (40, 170), (40 + 86, 170 + 122), 255, -1)  # two cards, 87 x 123
+    lo, hi = size_range()
+    assert lo < 62 < hi < 95  # they disagree: the paper's
+
+
 def test_a_sideways_band_of_paper_across_a_card_gives_the_card() -> None:
     """svg-dondorf's ten of clubs: the pips at the sides of its panel cut the paper between
     them into a sideways rectangle of card proportions, as long as the card is wide. The clean
