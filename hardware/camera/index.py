@@ -80,9 +80,9 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
     near = cv2.dilate(ink, np.ones((size, size), np.uint8))
     found = _glyphs(region, ink, (ink > INK * np.maximum(near, 0.3)) & (ink > 0.15), top,
                     card_h, card_w, left, light_ink)
-    narrow = found is not None and found.rank_aspect < _NARROW
-    if (found is None or (found.suit is None and found.rank_aspect >= 1.0) or narrow) \
-            and not light_ink:
+    width = found.rank_aspect if found is not None else 1.0
+    narrow = width < _NARROW  # (a narrow glyph is kept unless the second look's is wider)
+    if (found is None or (found.suit is None and width >= 1.0) or narrow) and not light_ink:
         # a pale glyph beside a solid pip (or felt beyond the card's edge) is under the
         # pip's threshold: it falls apart (a 3's or 4's thick stroke alone is left, narrower
         # than any rank), or its pieces join the pip into one blob wider than tall; the
@@ -92,7 +92,7 @@ def _corner(region: np.ndarray, card_h: int, card_w: int, left: bool) -> Glyphs 
         # printing none there)
         again = _glyphs(region, ink, ink > _PALE_INK, top, card_h, card_w, left, light_ink)
         if (again is not None and again.suit is not None and again.rank_aspect < 1.0
-                and not (narrow and again.rank_aspect <= found.rank_aspect)):
+                and not (narrow and again.rank_aspect <= width)):
             return again
     return found
 

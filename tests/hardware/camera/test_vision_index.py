@@ -10,6 +10,7 @@ import pytest
 
 from hardware.camera import index
 from hardware.camera.deck import CODES, WARP, DeckModel, on_grey, upright
+from hardware.camera.detect import find_cards
 from hardware.camera.index import (
     RANKS,
     SUITS,
@@ -18,9 +19,8 @@ from hardware.camera.index import (
     face_pictures,
 )
 from hardware.camera.ink import percentiles
-from hardware.camera.recognize import _clearest
-from hardware.camera.detect import find_cards
 from hardware.camera.reading import warp_card
+from hardware.camera.recognize import _clearest
 from hardware.camera.synth.decks import large_index
 from hardware.camera.synth.scene import frames
 from tests.cardart import faces_or_skip

@@ -11,8 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera.deck import DeckModel, fine_planes, on_grey, upright
 from hardware.camera import pairwise
+from hardware.camera.deck import DeckModel, fine_planes, on_grey, upright
 from hardware.camera.pairwise import contrast, discriminate, foreign_colour
 from hardware.camera.recognize import Recognizer
 from hardware.camera.synth.decks import DESIGNS
