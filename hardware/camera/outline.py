@@ -8,8 +8,9 @@ ring it is the card. When the face's own light art touches the border (a court c
 felt's green with white in its picture), the ring encloses no clean rectangle; the ring and
 the art joined to it are then one light shape whose outline is the card's, with holes where
 the face shows felt-like colour. (A court card under a glare spot, which neither paper
-mask holds, is such a shape too: its paper lit, its art's dark the holes.) Printed betting boxes are rings too, so a rectangle counts
-only when it has the size of the cards and its inside is not felt (an empty box holds felt).
+mask holds, is such a shape too: its paper lit, its art's dark the holes.) Printed betting
+boxes are rings too, so a rectangle counts only when it has the size of the cards and its
+inside is not felt (an empty box holds felt).
 A border broken open (a hand across it) leaves a thin outline with no hole along the sides
 of the card: that too is a card when it holds light art of its own.
 The light shape round a clean paper blob also tells a card from a band of paper across one

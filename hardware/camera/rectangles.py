@@ -209,14 +209,16 @@ def rectangles(
         if any(min(abs(peak - t), 90 - abs(peak - t)) < 4 for t in tried):
             continue
         tried.append(peak)
-        mean = _mean_turn(direction, np.radians(peak + 0.5))
-        theta = mean if fine_turn else _peak_turn(degrees, peak)
+        theta = (_mean_turn(direction, np.radians(peak + 0.5)) if fine_turn
+                 else _peak_turn(degrees, peak))
         at_turn = _at_turn(pts, heading, theta, lo, hi, aspect)
-        apart = abs(mean - theta) % (np.pi / 2)
-        if not at_turn and sized and min(apart, np.pi / 2 - apart) > _TURN_APART:
+        if not at_turn and sized and not fine_turn:
             # the not-felt mask's turn, between the two directions of a side's steps (a card
             # turned 42 degrees: 39 and 45), spread its sides too thin: by their mean, then
-            at_turn = _at_turn(pts, heading, mean, lo, hi, aspect)
+            mean = _mean_turn(direction, np.radians(peak + 0.5))
+            apart = abs(mean - theta) % (np.pi / 2)
+            if min(apart, np.pi / 2 - apart) > _TURN_APART:
+                at_turn = _at_turn(pts, heading, mean, lo, hi, aspect)
         found.extend(at_turn)
     return found
 
