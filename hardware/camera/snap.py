@@ -16,12 +16,23 @@ import numpy as np
 from hardware.camera.deck import CANON, INSET
 
 MARGIN = 0.25  # share of the card's width and height searched beyond each side
+# a moved quad's width over its height (each the mean of two sides) outside these is no card
+# (poker size 0.71, bridge 0.64; the camera's tilt moves that by a tenth at most): the search
+# squashed a face onto part of one (a nine's four rows of pips onto the top three quarters of
+# a six, read there as the nine)
+_CARD_SHAPE = (0.56, 0.86)
 _SIGMA = 1.0  # blur of the face at CANON size, as the camera blurs a card
 
 
 def _side(quad: np.ndarray) -> float:
     """The length of a quad's left side (its long side, as the quads here run)."""
     return max(1.0, float(np.linalg.norm(quad[3] - quad[0])))
+
+
+def _width_over_height(quad: np.ndarray) -> float:
+    """A quad's top and bottom sides' mean length over its left and right sides'."""
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    return float((sides[0] + sides[2]) / max(sides[1] + sides[3], 1.0))
 
 
 def warp_source(frame: np.ndarray, to_canvas: np.ndarray, size: tuple[int, int],
@@ -113,6 +124,7 @@ def _search(frame: np.ndarray, quad: np.ndarray, face: np.ndarray) -> np.ndarray
     to_frame = np.linalg.inv(to_canvas) @ np.asarray(warp, np.float64)
     moved = cv2.perspectiveTransform(corners, to_frame.astype(np.float32))[0]
     if (np.linalg.norm(moved - quad, axis=1).max() > 0.4 * _side(quad)
-            or not cv2.isContourConvex(moved.astype(np.float32))):
+            or not cv2.isContourConvex(moved.astype(np.float32))
+            or not _CARD_SHAPE[0] <= _width_over_height(moved) <= _CARD_SHAPE[1]):
         return None
     return moved.astype(np.float64)
