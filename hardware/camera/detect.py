@@ -26,7 +26,8 @@ class Candidate:
     quad: np.ndarray  # 4x2 float, the sides moved onto the card's edges
     fill: float  # share of the quad covered by foreground
     coarse: np.ndarray  # 4x2 float, the quad as the half-size mask gave it
-    # other rectangles the blob's outline supports over the same place (full-frame, ordered,
+    # other rectangles the blob's outline supports over the same place, or else the quad
+    # grown to a card's shape when it is short of one (`_lengthened`) (full-frame, ordered,
     # not moved onto edges): for the reader to try when it cannot read the quad
     others: tuple[np.ndarray, ...] = ()
 
@@ -137,6 +138,27 @@ def _others(quad: np.ndarray, supported: list[tuple[float, np.ndarray]]) -> tupl
         kept.append(quads[0])
         quads = quads[_unlike(quads, quads[0]) > _UNLIKE * long]
     return tuple(kept)
+
+
+_STUBBY = 0.04  # a quad this much wider for its length (short over long side) than the
+# frame's cards is short of its card
+
+
+def _lengthened(box: np.ndarray, aspect: float) -> tuple[np.ndarray, ...]:
+    """A card's rectangle `box` made as long as the frame's cards are (`aspect`: short over
+    long side), grown at one end and at the other, when it is `_STUBBY` too short; else
+    none. A lamp washing out the felt at a card's foot leaves the card's blob short of it
+    (simplistic, a tuning frame: a six's quad 9% short was read as a nine at first)."""
+    quad = _order(box)
+    short = float(np.linalg.norm(quad[1] - quad[0]))
+    long = max(float(np.linalg.norm(quad[2] - quad[1])), 1.0)
+    if short / long - aspect <= _STUBBY:
+        return ()
+    grow = (quad[2] - quad[1]) * (short / aspect / long - 1.0)
+    foot, head = quad.copy(), quad.copy()
+    foot[2:] += grow
+    head[:2] -= grow
+    return foot, head
 
 
 def _outer_others(found: list[tuple[np.ndarray, float]], others: list[tuple[np.ndarray, ...]],
@@ -383,6 +405,8 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
     alike = others + more_others + [()] * len(outlined)
     if glare is not None:
         _glared(glare, cards, alike, len(found), lo, hi)
+    alike = [kept or _lengthened(quad, aspect)  # a quad with no others: its card grown whole?
+             for (quad, _share), kept in zip(cards, alike, strict=True)]
     coarse = [_order(quad / WORK_SCALE) for quad, _share in cards]
     return [Candidate(refined, share, full, tuple(_order(other / WORK_SCALE) for other in kept))
             for refined, full, (_quad, share), kept in zip(

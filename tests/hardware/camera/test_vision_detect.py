@@ -12,6 +12,7 @@ import hardware.camera.rectangles as rectangles_module
 from hardware.camera.detect import (
     _from_mask,
     _glared,
+    _lengthened,
     _long_side,
     _others,
     _outer_others,
@@ -359,6 +360,54 @@ def test_a_clean_not_felt_blob_goes_with_a_ragged_paper_quad_it_holds() -> None:
     assert len(got[0]) == 2 and got[1] == ()
     assert max(_iou(other, _box(100, 100, 62, 88)) for other in got[0]) > 0.95
     assert any(np.array_equal(other, above) for other in got[0])
+
+
+def _corner_error(quad: np.ndarray, truth: np.ndarray) -> float:
+    """How far the worst corner of `quad` lies from the truth's, the corners paired the
+    best way round."""
+    return float(min(np.abs(np.roll(quad, k, axis=0) - truth).max() for k in range(4)))
+
+
+def test_a_stubby_clean_blob_offers_the_card_grown_at_either_end() -> None:
+    """A clean blob wider for its length than the frame's cards (the lamp washed out a
+    card's foot) goes with two other rectangles, as long as the frame's cards are, grown at
+    one end and at the other; a blob of the cards' shape goes with none."""
+    aspect = 0.7
+    assert _lengthened(_box(100, 100, 70, 100), aspect) == ()
+    assert _lengthened(_box(100, 100, 70, 96), aspect) == ()  # within `_STUBBY`
+    grown = _lengthened(_box(100, 100, 70, 88), aspect)
+    assert len(grown) == 2
+    boxes = sorted((quad[:, 0].min(), quad[:, 1].min(), quad[:, 0].max(), quad[:, 1].max())
+                   for quad in grown)
+    assert np.allclose(boxes, [(100, 88, 170, 188), (100, 100, 170, 200)])
+
+
+def test_a_card_whose_foot_the_lamp_washes_out_is_offered_whole(faces: dict) -> None:
+    """A strong lamp just past a six's foot leaves its paper blob short of the card, and the
+    quad 27 pixels off at the foot; among the candidate's other rectangles one now reaches
+    the foot (within 5 pixels of the card's corners; the old finder offered none)."""
+    rng = np.random.default_rng(0)
+    table = make_table(rng)
+    deal = random_deal(rng, ["6S", "6H", "6D", "6C", "9H", "8C"], table.height,
+                       face_down_share=0.0)
+    frame = render(table, deal, faces, rng, occlusion=0.0, degrade=False)
+    truth = next(card for card in frame.cards if card.card == "6C")
+    along = truth.quad[3] - truth.quad[0]
+    lamp = np.zeros(frame.image.shape[:2], np.float32)
+    at = (truth.quad[2] + truth.quad[3]) / 2 + 0.3 * along
+    length = float(np.linalg.norm(along))
+    cv2.ellipse(lamp, (round(at[0]), round(at[1])), (round(0.9 * length), round(0.5 * length)),
+                0.0, 0, 360, 1.0, -1)
+    lamp = cv2.GaussianBlur(lamp, (0, 0), 0.15 * length)
+    image = np.clip(frame.image + 240.0 * lamp[:, :, None], 0, 255).astype(np.uint8)
+    near = [c for c in find_cards(image)
+            if np.linalg.norm(c.quad.mean(axis=0) - truth.quad.mean(axis=0)) < 0.4 * length]
+    assert len(near) == 1
+    said = (f"quad {_corner_error(near[0].quad, truth.quad):.0f} px off, others "
+            f"{[round(_corner_error(other, truth.quad)) for other in near[0].others]}")
+    assert _corner_error(near[0].quad, truth.quad) > 15, said  # what the lamp does
+    assert min((_corner_error(other, truth.quad) for other in near[0].others),
+               default=np.inf) < 5, said
 
 
 def test_a_white_card_under_glare_is_paper_under_glare_only(faces: dict) -> None:
