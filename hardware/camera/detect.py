@@ -400,6 +400,8 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
             more, *_, more_others = _from_mask(rest, max(lo, _SIZES[0] * typical),
                                                min(hi, _SIZES[1] * typical), aspect, sized=True,
                                                solid=False)
+    if rings:
+        more, more_others = _scraps_in_rings(more, more_others, rings)
     outlined = _outlined(light, foreground_mask, found + more, lo, hi)
     cards = found + more + outlined
     alike = others + more_others + [()] * len(outlined)
@@ -411,6 +413,33 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
     return [Candidate(refined, share, full, tuple(_order(other / WORK_SCALE) for other in kept))
             for refined, full, (_quad, share), kept in zip(
                 refine_quads(frame, coarse), coarse, cards, alike, strict=True)]
+
+
+_SCRAP = 0.35  # a quad this much of a light-bordered card's area, at most, is a scrap of it
+
+
+def _scraps_in_rings(more: list[tuple[np.ndarray, float]], others: list[tuple[np.ndarray, ...]],
+                     rings: list[tuple[np.ndarray, float]]
+                     ) -> tuple[list[tuple[np.ndarray, float]], list[tuple[np.ndarray, ...]]]:
+    """The not-felt mask's quads `more` (and their `others`), where a light-bordered card
+    (`rings`) holds one of them (its centre inside), at most `_SCRAP` of its area and no ring
+    itself: a scrap of its picture (a court card's light silhouette on a dark red face, on
+    red felt), whose place the card takes. (A printed box around two cards is a ring too,
+    but holds two, each its own ring.)"""
+    more, others = list(more), list(others)
+    for ring, share in rings:
+        outline = ring.astype(np.float32)
+        held = [k for k, (quad, _share) in enumerate(more) if cv2.pointPolygonTest(
+            outline, tuple(float(v) for v in quad.mean(axis=0)), False) > 0]
+        if len(held) != 1:
+            continue
+        scrap = more[held[0]][0]
+        if (cv2.contourArea(scrap.astype(np.float32)) > _SCRAP * cv2.contourArea(outline)
+                or any(_corner_gaps(scrap[None], other)[0].max() < _UNLIKE * _long_side(other)
+                       for other, _share in rings)):
+            continue
+        more[held[0]], others[held[0]] = (ring, share), ()
+    return more, others
 
 
 def _outlined(light: np.ndarray, not_felt: np.ndarray,

@@ -18,6 +18,7 @@ from hardware.camera.detect import (
     _outer_others,
     _outlined,
     _ringed,
+    _scraps_in_rings,
     find_cards,
 )
 from hardware.camera.felt import Glare, all_masks
@@ -296,6 +297,37 @@ def test_a_scrap_among_few_cards_does_not_shut_out_a_bordered_card() -> None:
     assert not _outlined(light, not_felt, [(box(20, 59.0), 0.9)] * 2, 52.5, 150.0)  # all small
 
 
+def _corners(cards: list[tuple[np.ndarray, float]]) -> list[list[list[float]]]:
+    return [quad.tolist() for quad, _share in cards]
+
+
+def test_a_light_silhouette_in_a_bordered_card_gives_way_to_the_card() -> None:
+    """With no paper card, a quad of the not-felt mask whose centre lies in a
+    light-bordered card, a quarter of its area and no ring itself, is a scrap of its
+    picture: the card takes its place. Not so for a printed box around two cards (each its own ring), nor for a box
+    around one card filling half of it, nor for a quad a ring holds with another.
+    (svg-oxygen on red felt, a tuning frame: a queen of diamonds and one of hearts, dark red
+    faces, were found as their light silhouettes and read as nothing.)"""
+    card = (_box(100, 100, 84, 120), 0.5)  # a queen's border
+    silhouette = (_box(120, 130, 42, 60), 0.9)  # her light profile in it: a quarter of it
+    elsewhere = (_box(400, 100, 84, 120), 0.9)
+    got, others = _scraps_in_rings([silhouette, elsewhere], [(), (silhouette[0],)], [card])
+    assert _corners(got) == _corners([card, elsewhere])
+    assert others[0] == () and np.array_equal(others[1][0], silhouette[0])
+    # a printed box around two cards, each a ring too: both kept
+    box = (_box(70, 80, 260, 170), 0.4)
+    two = [(_box(100, 100, 84, 120), 0.9), (_box(190, 100, 84, 120), 0.9)]
+    rings = [box, (two[0][0], 0.9), (two[1][0], 0.9)]
+    assert _corners(_scraps_in_rings(two[:1], [()], [box, rings[1]])[0]) == _corners(two[:1])
+    assert _corners(_scraps_in_rings(two, [(), ()], rings)[0]) == _corners(two)
+    # a box around one card it holds, the card half its area: kept
+    one = (_box(100, 100, 84, 120), 0.9)
+    assert _corners(_scraps_in_rings([one], [()], [(_box(80, 80, 124, 160), 0.4)])[0]) == _corners([one])
+    # two scraps in one ring: left as they are
+    pair = [silhouette, (_box(130, 150, 40, 56), 0.9)]
+    assert _corners(_scraps_in_rings(pair, [(), ()], [card])[0]) == _corners(pair)
+
+
 def _corners_cut(angle: float, w: float = 62.0, h: float = 88.0) -> tuple[np.ndarray, np.ndarray]:
     """The paper-mask outline of a card turned `angle` degrees whose large index took two
     opposite corners out of the mask (half-size pixels), and the card's true corners."""
@@ -398,8 +430,8 @@ def test_a_card_whose_foot_the_lamp_washes_out_is_offered_whole(faces: dict) -> 
     length = float(np.linalg.norm(along))
     cv2.ellipse(lamp, (round(at[0]), round(at[1])), (round(0.9 * length), round(0.5 * length)),
                 0.0, 0, 360, 1.0, -1)
-    lamp = cv2.GaussianBlur(lamp, (0, 0), 0.15 * length)
-    image = np.clip(frame.image + 240.0 * lamp[:, :, None], 0, 255).astype(np.uint8)
+    soft = cv2.GaussianBlur(lamp, (0, 0), 0.15 * length)
+    image = np.clip(frame.image + 240.0 * soft[:, :, None], 0, 255).astype(np.uint8)
     near = [c for c in find_cards(image)
             if np.linalg.norm(c.quad.mean(axis=0) - truth.quad.mean(axis=0)) < 0.4 * length]
     assert len(near) == 1
