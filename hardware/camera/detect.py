@@ -407,7 +407,7 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
     alike = others + more_others + [()] * len(outlined)
     if glare is not None:
         _glared(glare, cards, alike, len(found), lo, hi)
-    alike = [kept or _lengthened(quad, aspect)  # a quad with no others: its card grown whole?
+    alike = [kept or _lengthened(quad, aspect)  # no others: the card grown whole, when short
              for (quad, _share), kept in zip(cards, alike, strict=True)]
     coarse = [_order(quad / WORK_SCALE) for quad, _share in cards]
     return [Candidate(refined, share, full, tuple(_order(other / WORK_SCALE) for other in kept))
