@@ -7,7 +7,6 @@ are cut back to the card's own pixels (the bright face, or the colour of the bac
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass
 
 import cv2
@@ -16,7 +15,9 @@ import numpy as np
 from hardware.camera.edges import refine_quads
 from hardware.camera.felt import WORK_SCALE, Glare, all_masks
 from hardware.camera.outline import around_band, bordered_cards
+from hardware.camera.quads import clean_blobs, corner_gaps, long_side, simple_blob
 from hardware.camera.rectangles import rectangles
+from hardware.camera.sizes import SIZES, ringed_longs, typical_long_side
 
 
 @dataclass(frozen=True)
@@ -58,26 +59,6 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
                              cv2.contourArea(b.astype(np.float32)))
 
 
-def _simple(contour: np.ndarray, lo: float, hi: float, solid: bool,
-            least: float = 0.93) -> tuple | None:
-    """(long side, rotated rect, fill) when a blob is a clean card-proportioned rectangle.
-
-    With `solid` (the paper mask, which holds nothing but cards) the blob's convex hull must
-    fill the rectangle (`least` of it): a bite taken out of a card's middle by a hand does
-    not matter.
-    """
-    area = cv2.contourArea(contour)
-    if area < 0.5 * lo * lo * 0.6:
-        return None
-    hull = cv2.convexHull(contour)
-    (cx, cy), (w, h), angle = cv2.minAreaRect(hull)
-    long, short = max(w, h), min(w, h)
-    fill = area / max(w * h, 1.0)
-    shape = cv2.contourArea(hull) / max(w * h, 1.0) if solid else fill
-    if lo <= long <= hi and 0.64 <= short / long <= 0.8 and shape > least and fill > 0.6:
-        return long, ((cx, cy), (w, h), angle), fill
-    return None
-
 
 def _bitten(contour: np.ndarray, lo: float, hi: float,
             aspect: float) -> tuple[np.ndarray, float] | None:
@@ -110,16 +91,10 @@ _OTHERS = 3  # other rectangles kept with a quad from a blob's outline
 _UNLIKE = 0.1  # ... each unlike the quad and the others by this share of its long side
 
 
-def _corner_gaps(quads: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """How far each corner of each of `quads` (k, 4, 2) lies from the nearest corner of the
-    quad `b`: (k, 4)."""
-    return np.linalg.norm(quads[:, :, None] - b[None, None], axis=3).min(axis=2)
-
-
 def _unlike(quads: np.ndarray, b: np.ndarray) -> np.ndarray:
     """How far each of `quads` (k, 4, 2) lies from the quad `b`: how far its corner farthest
     from every corner of `b` lies from the nearest of them."""
-    return _corner_gaps(quads, b).max(axis=1)
+    return corner_gaps(quads, b).max(axis=1)
 
 
 def _others(quad: np.ndarray, supported: list[tuple[float, np.ndarray]]) -> tuple[np.ndarray, ...]:
@@ -130,7 +105,7 @@ def _others(quad: np.ndarray, supported: list[tuple[float, np.ndarray]]) -> tupl
     if not supported:
         return ()
     quads = np.stack([other for _support, other in supported])
-    long = _long_side(quad)
+    long = long_side(quad)
     near = np.linalg.norm(quads.mean(axis=1) - quad.mean(axis=0), axis=1) < 0.5 * long
     quads = quads[near & (_unlike(quads, quad) > _UNLIKE * long)]
     kept: list[np.ndarray] = []
@@ -170,7 +145,7 @@ def _outer_others(found: list[tuple[np.ndarray, float]], others: list[tuple[np.n
     if not any(others):
         return others
     clean = [cv2.boxPoints(rect).astype(np.float64) for _long, _contour, rect
-             in _clean_blobs(not_felt, lo, hi)]
+             in clean_blobs(not_felt, lo, hi)]
     if not clean:
         return others
     out = list(others)
@@ -180,26 +155,16 @@ def _outer_others(found: list[tuple[np.ndarray, float]], others: list[tuple[np.n
     return out
 
 
-def _clean_blobs(mask: np.ndarray, lo: float, hi: float) -> list[tuple[float, np.ndarray, tuple]]:
-    """The blobs of a not-felt mask that are clean card-proportioned rectangles (`_simple`),
-    as (long side, contour, rotated rect)."""
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    return [(got[0], contour, got[1]) for contour in contours
-            if (got := _simple(contour, lo, hi, False)) is not None]
-
-
-_SIZES = (0.84, 1.18)  # long sides of one camera's cards, as shares of the typical one
-
-
 def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
                sized: bool, solid: bool, rings: list[tuple[np.ndarray, float]] | None = None,
                outer: np.ndarray | None = None, light: np.ndarray | None = None
                ) -> tuple[list[tuple[np.ndarray, float]], float, float, float,
                           list[tuple[np.ndarray, ...]]]:
     """Card quads (half-size pixels) and fills found in one mask; with `sized` False the card
-    size and aspect are first learnt from the clean blobs (and returned; see `_sizes` for
-    `rings`, `_panels` for `outer`, the not-felt mask, `outline.around_band` for `light`,
-    the mask of grey lines); and for each quad, the `_others` its blob's outline supports."""
+    size and aspect are first learnt from the clean blobs (and returned; see
+    `sizes.typical_long_side` for `rings` and `outer`, the not-felt mask, and
+    `outline.around_band` for `light`, the mask of grey lines); and for each quad, the
+    `_others` its blob's outline supports."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     found: list[tuple[np.ndarray, float]] = []
     others: list[tuple[np.ndarray, ...]] = []
@@ -208,7 +173,7 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
     for contour in contours:
         if cv2.contourArea(contour) < 0.5 * lo * lo * 0.6:
             continue
-        got = _simple(contour, lo, hi, solid)
+        got = simple_blob(contour, lo, hi, solid)
         if got is not None and light is not None:
             card = around_band(got[1], light, lo, hi)
             if card is not None:  # the blob is a band of paper across this card
@@ -218,15 +183,8 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
         else:
             simple.append((got[0], contour, got[1], got[2]))
     if simple and not sized:  # cards of one camera are all about one size; merged ones bigger
-        sizes = _sizes(simple, rings or [])
-        if outer is not None and len(sizes) == len(simple) and max(sizes) > _PANEL[0] * min(sizes):
-            sizes = _panels(simple, sizes, outer, lo, hi)
-        if len(sizes) == len(simple):  # (a panel is not one of two cards: `_panels` first)
-            sizes = _side_by_side(simple, sizes)
-        typical = _paper_typical(sizes) if solid else float(np.median(sizes))
-        if outer is not None and len(simple) == 1:
-            typical = _lone_paper(typical, outer, lo, hi)
-        lo, hi = max(lo, _SIZES[0] * typical), min(hi, _SIZES[1] * typical)
+        typical = typical_long_side(simple, rings or [], outer, lo, hi, solid)
+        lo, hi = max(lo, SIZES[0] * typical), min(hi, SIZES[1] * typical)
         aspect = float(np.median([min(s[2][1]) / max(s[2][1]) for s in simple]))
     for long, contour, rect, fill in simple:
         if lo <= long <= hi:
@@ -259,117 +217,6 @@ def _from_mask(mask: np.ndarray, lo: float, hi: float, aspect: float,
     return found, lo, hi, aspect, others
 
 
-_PANEL = (1.1, 1.6)  # a card around a paper panel is this much longer than it, at least, at most
-
-
-def _panels(simple: list, sizes: list[float], outer: np.ndarray, lo: float,
-            hi: float) -> list[float]:
-    """`sizes` of the clean paper blobs `simple`, where a blob is the light panel inside a
-    card's wide printed frame (svg-dondorf: the frame's thin line opens the white border
-    away from the paper mask): the clean not-felt blob holding it in its middle, and no
-    other, a tenth to three fifths longer, gives the card's size (a card at one end of a
-    blob is one of two cards touching). Asked only when the sizes disagree."""
-    centres = [(float(rect[0][0]), float(rect[0][1])) for _long, _contour, rect, _fill in simple]
-    out = list(sizes)
-    for long, contour, (middle, _size, _turn) in _clean_blobs(outer, lo, hi):
-        held = [k for k, centre in enumerate(centres)
-                if cv2.pointPolygonTest(contour, centre, False) > 0]
-        if (len(held) == 1 and _PANEL[0] * sizes[held[0]] <= long <= _PANEL[1] * sizes[held[0]]
-                and np.hypot(*np.subtract(centres[held[0]], middle)) < 0.1 * long):
-            out[held[0]] = long
-    return out
-
-
-def _lone_paper(typical: float, outer: np.ndarray, lo: float, hi: float) -> float:
-    """The card size `typical` learnt from a lone clean paper blob, unless two or more clean
-    blobs of the not-felt mask `outer` agree on another (all within `_SIZES` of their
-    median, and it not): theirs. One paper blob is a poor measure (a band of a back's light
-    pattern under a hand, while the face-up cards' paper was cut up by their pips and art)."""
-    longs = [long for long, _contour, _rect in _clean_blobs(outer, lo, hi)]
-    if len(longs) < 2:
-        return typical
-    median = float(np.median(longs))
-    agree = all(_SIZES[0] * median <= long <= _SIZES[1] * median for long in longs)
-    return median if agree and not _SIZES[0] * median <= typical <= _SIZES[1] * median else typical
-
-
-def _paper_typical(longs: list[float]) -> float:
-    """The long side of one camera's cards, from the long sides of card-shaped paper blobs:
-    their median; but when that leaves most of them out of `_SIZES` (two blobs, one a card
-    and one two cards side by side, whose median is neither), the long side that keeps the
-    most of them in, the smallest of those tied: two cards touching make one bigger blob,
-    and paper scraps are seldom card-shaped (not so in the not-felt mask: hands, shadows)."""
-    sizes = sorted(float(v) for v in longs)
-    median = statistics.median(sizes)
-
-    def kept(typical: float) -> int:
-        return sum(_SIZES[0] * typical <= size <= _SIZES[1] * typical for size in sizes)
-
-    if 2 * kept(median) >= len(sizes):
-        return median
-    return max(sizes, key=lambda size: (kept(size), -size))
-
-
-def _ringed(quads: list[np.ndarray], rings: list[tuple[np.ndarray, float]]) -> list[float]:
-    """The quads' long sides, where one as long as the short side of a light-bordered card
-    (`rings`, within a tenth) lies in it with two of its corners on the ring's: a half of a
-    card cut across by its art (a court card's colours in the not-felt mask, a hand) gives
-    the card's. (A card in a printed box, a ring too, touches none of its corners.)"""
-    own = [_long_side(quad) for quad in quads]
-    longs = list(own)
-    for ring, _share in rings:
-        short = float(min(np.linalg.norm(ring[1] - ring[0]), np.linalg.norm(ring[2] - ring[1])))
-        for k, quad in enumerate(quads):
-            near = _corner_gaps(quad[None], ring)[0]
-            if (abs(own[k] - short) < 0.1 * short and (near < 0.12 * short).sum() >= 2
-                    and cv2.pointPolygonTest(ring.astype(np.float32),
-                                             tuple(float(v) for v in quad.mean(axis=0)),
-                                             False) > 0):
-                longs[k] = _long_side(ring)
-    return longs
-
-
-def _sizes(simple: list, rings: list[tuple[np.ndarray, float]]) -> list[float]:
-    """The long sides of the clean blobs `simple` (as `_from_mask` collects them), where a
-    blob holding two or more light-bordered cards (`rings`, each a fifth smaller than it at
-    the least) is two cards touching and gives their long sides instead of its own."""
-    longs: list[float] = []
-    for long, contour, _rect, _fill in simple:
-        inside: list[np.ndarray] = []
-        for quad, _share in rings:
-            centre = quad.mean(axis=0)
-            if (_long_side(quad) > 0.8 * long or cv2.pointPolygonTest(
-                    contour, (float(centre[0]), float(centre[1])), False) <= 0):
-                continue
-            # a card's border gives two rings (its hole and its outer shape): count it once
-            if all(np.hypot(*(centre - other.mean(axis=0))) > 0.25 * long for other in inside):
-                inside.append(quad)
-        longs += [_long_side(quad) for quad in inside] if len(inside) >= 2 else [long]
-    return longs
-
-
-_PAIR = (1.25, 1.7)  # two cards side by side: this many times as long as one, at least, at most
-_ONE_FILL = 0.85  # ... one card's blob filling its rectangle this much, at least
-
-
-def _side_by_side(simple: list, longs: list[float]) -> list[float]:
-    """`longs`, where a clean blob as wide (within 8%) as another, whole one is long, and a
-    quarter to seven tenths longer than that, is two cards lying side by side, touching: it
-    gives that other's long side twice instead of its own (small cards whose paper the
-    corner indices cut away leave only the not-felt mask to learn the size from, and there
-    a card and two touching gave a size between). A card half covered by another is no
-    measure (a blob filling its rectangle less than `_ONE_FILL`)."""
-    whole = [other for (_long, _contour, _rect, fill), other in zip(simple, longs, strict=True)
-             if fill >= _ONE_FILL]
-    out: list[float] = []
-    for (long, _contour, rect, _fill), own in zip(simple, longs, strict=True):
-        short = min(rect[1])
-        ones = [other for other in whole if abs(short - other) < 0.08 * other
-                and _PAIR[0] * other <= long <= _PAIR[1] * other]
-        out += [ones[0], ones[0]] if ones else [own]
-    return out
-
-
 def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 300) -> list[Candidate]:
     """Card-shaped regions of a BGR frame, as quads in full-frame pixels.
 
@@ -393,12 +240,12 @@ def find_cards(frame: np.ndarray, min_height: float = 105, max_height: float = 3
     more, *_, more_others = _from_mask(rest, lo2 if found else lo, hi2 if found else hi,
                                        aspect, sized=bool(found), solid=False, rings=rings)
     if not found and len(more) > 2:  # no paper to learn the card size from: learn it here
-        typical = float(np.median(_ringed([quad for quad, _ in more], rings)))
-        longs = np.array([_long_side(quad) for quad, _ in more])
-        if ((longs < _SIZES[0] * typical) | (longs > _SIZES[1] * typical)).any():
+        typical = float(np.median(ringed_longs([quad for quad, _ in more], rings)))
+        longs = np.array([long_side(quad) for quad, _ in more])
+        if ((longs < SIZES[0] * typical) | (longs > SIZES[1] * typical)).any():
             # some are two cards or scraps: search again at the size most have
-            more, *_, more_others = _from_mask(rest, max(lo, _SIZES[0] * typical),
-                                               min(hi, _SIZES[1] * typical), aspect, sized=True,
+            more, *_, more_others = _from_mask(rest, max(lo, SIZES[0] * typical),
+                                               min(hi, SIZES[1] * typical), aspect, sized=True,
                                                solid=False)
     if rings:
         more, more_others = _scraps_in_rings(more, more_others, rings)
@@ -435,7 +282,7 @@ def _scraps_in_rings(more: list[tuple[np.ndarray, float]], others: list[tuple[np
             continue
         scrap = more[held[0]][0]
         if (cv2.contourArea(scrap.astype(np.float32)) > _SCRAP * cv2.contourArea(outline)
-                or any(_corner_gaps(scrap[None], other)[0].max() < _UNLIKE * _long_side(other)
+                or any(corner_gaps(scrap[None], other)[0].max() < _UNLIKE * long_side(other)
                        for other, _share in rings)):
             continue
         more[held[0]], others[held[0]] = (ring, share), ()
@@ -462,11 +309,11 @@ def _known_size(known: list[tuple[np.ndarray, float]], lo: float,
     few cards, one of them may be a scrap that pulls the median down)."""
     if not known:
         return lo, hi
-    longs = [_long_side(quad) for quad, _ in known]
-    return max(lo, _SIZES[0] * float(np.median(longs))), min(hi, _SIZES[1] * max(longs))
+    longs = [long_side(quad) for quad, _ in known]
+    return max(lo, SIZES[0] * float(np.median(longs))), min(hi, SIZES[1] * max(longs))
 
 
-_GLARE_SHAPE = 0.9  # under glare a card's paper fills its rectangle this much, at least (`_simple`)
+_GLARE_SHAPE = 0.9  # under glare a card's paper fills its rectangle this much, at least (`quads.simple_blob`)
 
 
 def _glared(glare: Glare, cards: list[tuple[np.ndarray, float]],
@@ -484,7 +331,7 @@ def _glared(glare: Glare, cards: list[tuple[np.ndarray, float]],
                                    offset=glare.at)
     placed: set[int] = set()
     for contour in contours:
-        got = _simple(contour, lo, hi, True, _GLARE_SHAPE)
+        got = simple_blob(contour, lo, hi, True, _GLARE_SHAPE)
         if got is None:
             continue
         quad = cv2.boxPoints(got[1]).astype(np.float64)
@@ -498,7 +345,3 @@ def _glared(glare: Glare, cards: list[tuple[np.ndarray, float]],
             placed.add(k)
             others[k] = (cards[k][0], *others[k])[:_OTHERS]
             cards[k] = (quad, float(got[2]))
-
-
-def _long_side(quad: np.ndarray) -> float:
-    return float(max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])))

@@ -13,35 +13,24 @@ from hardware.camera.detect import (
     _from_mask,
     _glared,
     _lengthened,
-    _long_side,
     _others,
     _outer_others,
     _outlined,
-    _ringed,
     _scraps_in_rings,
     find_cards,
 )
 from hardware.camera.felt import Glare, all_masks
+from hardware.camera.quads import long_side
 from hardware.camera.rectangles import rectangles
 from hardware.camera.synth.layout import CARD_ASPECT, random_deal
 from hardware.camera.synth.scene import frames, make_table, render
 from tests.cardart import faces_or_skip
+from tests.hardware.camera.boxes import card_box, iou
 from tests.hardware.camera.glare import under_glare, white_cards
 
 # Measured on this set: 25 of 26 cards with a quad overlapping the truth by >= 0.85 (IoU),
 # mean IoU 0.947 (see docs/vision.md); the floors leave a margin of one card.
 MIN_GOOD_QUADS, MIN_MEAN_IOU = 0.92, 0.93
-
-
-def _box(x: float, y: float, w: float, h: float) -> np.ndarray:
-    """An upright rectangle's corners, clockwise from top-left."""
-    return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], float)
-
-
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
-    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
-    union = cv2.contourArea(a.astype(np.float32)) + cv2.contourArea(b.astype(np.float32))
-    return float(inter / (union - inter))
 
 
 def test_every_card_found_with_its_quad(faces: dict) -> None:
@@ -51,7 +40,7 @@ def test_every_card_found_with_its_quad(faces: dict) -> None:
         quads = [c.quad for c in find_cards(frame.image)]
         for truth in frame.cards:
             cards += 1
-            best = max((_iou(q, truth.quad) for q in quads), default=0.0)
+            best = max((iou(q, truth.quad) for q in quads), default=0.0)
             good += best >= 0.85
             if best >= 0.85:
                 overlaps.append(best)
@@ -112,7 +101,7 @@ def test_backs_of_the_felts_colour_found_and_empty_boxes_not(faces: dict) -> Non
         quads = [c.quad for c in find_cards(frame.image)]
         for truth in frame.cards:
             cards += 1
-            good += max((_iou(q, truth.quad) for q in quads), default=0.0) >= 0.85
+            good += max((iou(q, truth.quad) for q in quads), default=0.0) >= 0.85
         false += sum(max(_covered(q, t.quad) for t in frame.cards) < 0.2 for q in quads)
     assert cards >= 16
     assert good / cards >= 0.7, f"good quads {good}/{cards}"
@@ -132,106 +121,10 @@ def test_two_dark_cards_touching_are_told_from_one_card_by_their_borders() -> No
     rings = outline.bordered_cards(light, not_felt, 52.5, 150.0)
     found, *_ = _from_mask(not_felt, 52.5, 150.0, 0.7, sized=False, solid=False, rings=rings)
     assert len(found) == 2, found
-    assert all(84 <= _long_side(quad) <= 92 for quad, _ in found)
+    assert all(84 <= long_side(quad) <= 92 for quad, _ in found)
     assert sorted(round(float(quad[:, 0].mean())) for quad, _ in found) == [81, 142]
     alone, *_ = _from_mask(not_felt, 52.5, 150.0, 0.7, sized=False, solid=False)
-    assert len(alone) == 1 and _long_side(alone[0][0]) > 120  # one card, as it was
-
-
-def test_a_card_and_a_pair_of_cards_set_the_size_of_one_card() -> None:
-    """Two paper blobs of card shape: one card, and two cards side by side joined by a
-    chip's white rim. Their median (78 half-size pixels) is neither's size and left both out:
-    the card size is the one card's, and the pair's outline gives two cards of it.
-    (simplistic, tuning frames: a ten of hearts never found so, a seven of diamonds merged
-    with a back.)"""
-    paper = np.zeros((300, 400), np.uint8)
-    cv2.rectangle(paper, (40, 60), (83, 121), 255, -1)  # a card, 44 x 62
-    cv2.rectangle(paper, (180, 60), (223, 121), 255, -1)  # two cards, 6 apart,
-    cv2.rectangle(paper, (230, 60), (273, 121), 255, -1)
-    cv2.circle(paper, (226, 90), 7, 255, -1)  # ... joined by a chip's rim
-    found, lo, hi, *_ = _from_mask(paper, 52.5, 150.0, 0.7, sized=False, solid=True)
-    assert lo <= 62 <= hi < 94
-    assert sorted(round(float(quad[:, 0].mean())) for quad, _ in found) == [61, 202, 250]
-    assert all(58 <= _long_side(quad) <= 64 for quad, _ in found)
-
-
-def test_a_blob_as_wide_as_a_card_is_long_is_two_cards_side_by_side() -> None:
-    """Small cards whose paper the corner indices cut away leave the not-felt mask alone to
-    set the card size: one card, and two cards touching side by side, as wide as the card
-    is long. Their median (76 half-size pixels) is neither's size and left all three out:
-    the pair gives the one card's size twice, and its outline gives two cards of it. A card
-    half covered by another (a blob filling its rectangle by half) is no such measure.
-    (A fresh tuning sample: three svg-dondorf cards of a frame never found, two paris cards
-    read as one.)"""
-    not_felt = np.zeros((300, 400), np.uint8)
-    cv2.rectangle(not_felt, (40, 60), (83, 121), 255, -1)  # a card, 44 x 62
-    cv2.rectangle(not_felt, (180, 60), (268, 121), 255, -1)  # two cards touching, 89 x 62
-    found, lo, hi, *_ = _from_mask(not_felt, 52.5, 150.0, 0.7, sized=False, solid=False)
-    assert lo <= 62 <= hi < 89
-    centres = sorted(float(quad[:, 0].mean()) for quad, _ in found)
-    assert len(centres) == 3 and np.abs(np.array(centres) - [61.5, 202, 246]).max() < 2
-    assert all(58 <= _long_side(quad) <= 64 for quad, _ in found)
-    # in the paper mask, the card touching another whose paper is broken (a court card's
-    # art): their not-felt blob holds the card at one end, not in its middle as a panel
-    outer = not_felt.copy()
-    cv2.rectangle(outer, (40, 60), (128, 121), 255, -1)
-    _, lo, hi, *_ = _from_mask(not_felt, 52.5, 150.0, 0.7, sized=False, solid=True, outer=outer)
-    assert lo <= 62 <= hi < 89
-    paper = np.zeros((300, 500), np.uint8)
-    for x in (40, 160, 280):  # cards of 62 x 88 ...
-        cv2.rectangle(paper, (x, 60), (x + 61, 147), 255, -1)
-    cv2.rectangle(paper, (400, 60), (443, 121), 255, -1)  # ... and the paper left of one,
-    cv2.rectangle(paper, (420, 75), (443, 106), 0, -1)  # 44 x 62 with a side bitten out
-    found, lo, hi, *_ = _from_mask(paper, 52.5, 150.0, 0.7, sized=False, solid=True)
-    assert lo <= 88 <= hi
-    assert sum(84 <= _long_side(quad) <= 92 for quad, _ in found) == 3
-
-
-def test_a_paper_panel_inside_a_cards_frame_gives_the_cards_size() -> None:
-    """svg-dondorf prints a wide frame round a white panel, and the frame's thin line opens
-    the white border away from the paper mask: the panel (0.7 of the card) is the paper blob.
-    The clean not-felt blob holding it gives the card's size, so a card a little larger
-    than these (104 against 98 half-size pixels) is still in the size range. (Tuning frames:
-    a ten and a nine of clubs read face down, an eight read at 0.28.)"""
-    paper = np.zeros((300, 400), np.uint8)
-    not_felt = np.zeros_like(paper)
-    cv2.rectangle(not_felt, (40, 60), (107, 157), 255, -1)  # a card, 68 x 98
-    cv2.rectangle(paper, (50, 75), (97, 142), 255, -1)  # ... its panel, 48 x 68
-    cv2.rectangle(not_felt, (200, 60), (267, 157), 255, -1)  # a white card, 68 x 98
-    cv2.rectangle(paper, (200, 60), (267, 157), 255, -1)
-    _, lo, hi, *_ = _from_mask(paper, 52.5, 150.0, 0.7, sized=False, solid=True,
-                               outer=not_felt)
-    assert lo < 98 and hi > 104
-    _, lo, hi, *_ = _from_mask(paper, 52.5, 150.0, 0.7, sized=False, solid=True)
-    assert hi < 104  # the median of the panel and the card
-
-
-def test_a_lone_paper_blob_gives_way_to_the_size_the_not_felt_cards_agree_on(monkeypatch) -> None:
-    """svg-dondorf, a fresh tuning sample: the face-up cards' paper was cut up by their
-    pips and pictures, and the one clean paper blob was a band of a face-down card's light
-    pattern under a hand, 62 half-size pixels long; learnt as the card size, the three
-    face-up cards (95 long, clean blobs of the not-felt mask) were searched at it, cut in
-    halves across and read face down. Two or more clean not-felt blobs agreeing on another
-    size than one paper blob's give the size; a second paper blob, or not-felt blobs that
-    disagree, leave it to the paper."""
-    paper = np.zeros((300, 500), np.uint8)
-    not_felt = np.zeros_like(paper)
-    cv2.rectangle(paper, (40, 60), (101, 102), 255, -1)  # a band, 62 x 43
-    for x in (150, 250, 350):
-        cv2.rectangle(not_felt, (x, 60), (x + 66, 60 + 94), 255, -1)  # cards, 67 x 95
-    def size_range() -> tuple[float, float]:
-        _, lo, hi, *_ = _from_mask(paper, 52.5, 150.0, 0.7, sized=False, solid=True,
-                                   outer=not_felt)
-        return lo, hi
-
-    lo, hi = size_range()
-    assert 62 < lo < 95 < hi
-    with monkeypatch.context() as patched:
-        patched.setattr(detect, "_lone_paper", lambda typical, *_: typical)  # as before
-        assert size_range()[1] < 95
-    cv2.rectangle(not_felt, (40, 170), (40 + 86, 170 + 122), 255, -1)  # two cards, 87 x 123
-    lo, hi = size_range()
-    assert lo < 62 < hi < 95  # they disagree: the paper's
+    assert len(alone) == 1 and long_side(alone[0][0]) > 120  # one card, as it was
 
 
 def test_a_sideways_band_of_paper_across_a_card_gives_the_card() -> None:
@@ -252,30 +145,11 @@ def test_a_sideways_band_of_paper_across_a_card_gives_the_card() -> None:
                                    light=light)
     quads = sorted((quad for quad, _ in found), key=lambda quad: float(quad[:, 0].mean()))
     assert len(quads) == 2
-    assert _iou(quads[0], _box(40, 40, 54, 74)) > 0.9  # the card round the band
-    assert _iou(quads[1], _box(200, 40, 54, 74)) > 0.9  # the card as it was
+    assert iou(quads[0], card_box(40, 40, 54, 74)) > 0.9  # the card round the band
+    assert iou(quads[1], card_box(200, 40, 54, 74)) > 0.9  # the card as it was
     assert lo < 73 < hi
     found, *_ = _from_mask(paper, 52.5, 150.0, 0.7, sized=False, solid=True)
-    assert min(_long_side(quad) for quad, _ in found) < 60  # without the light: the band
-
-
-def test_the_halves_of_a_card_in_its_border_give_the_cards_size() -> None:
-    """With no paper card, the not-felt mask's quads set the card size. A court card whose
-    art cuts it across gives halves as long as its short side, in its light border: they
-    count as the card's size. Two cards in a printed box (a ring as well) are shorter than its
-    short side, and a card as long as it lies away from its corners: they count as
-    themselves. (Tuning frames: guyenne-classic's court cards read as four halves, one of them
-    wrong; svg-oxygen's cards on green felt cut by a hand.)"""
-    ring = (_box(100, 100, 77, 110), 0.9)  # a card's border, 110 long
-    halves = [_box(100, 100, 77, 54), _box(100, 156, 77, 54)]
-    assert [round(v) for v in _ringed(halves + [_box(300, 100, 77, 110)], [ring])] == [110] * 3
-    assert [round(v) for v in _ringed(halves[:1], [ring])] == [110]  # one half alone too
-    assert [round(v) for v in _ringed([_box(100, 100, 77, 110)], [ring])] == [110]  # the card
-    printed = (_box(100, 100, 132, 92), 0.9)  # a printed box holding two cards
-    two = [_box(105, 105, 42, 60), _box(160, 105, 42, 60)]
-    assert [round(v) for v in _ringed(two, [printed])] == [60, 60]
-    sized = (_box(100, 100, 108, 86), 0.9)  # a box as wide as a card is long
-    assert [round(v) for v in _ringed([_box(111, 113, 86, 60)], [sized])] == [86]  # in its middle
+    assert min(long_side(quad) for quad, _ in found) < 60  # without the light: the band
 
 
 def test_a_scrap_among_few_cards_does_not_shut_out_a_bordered_card() -> None:
@@ -304,27 +178,28 @@ def _corners(cards: list[tuple[np.ndarray, float]]) -> list[list[list[float]]]:
 def test_a_light_silhouette_in_a_bordered_card_gives_way_to_the_card() -> None:
     """With no paper card, a quad of the not-felt mask whose centre lies in a
     light-bordered card, a quarter of its area and no ring itself, is a scrap of its
-    picture: the card takes its place. Not so for a printed box around two cards (each its own ring), nor for a box
-    around one card filling half of it, nor for a quad a ring holds with another.
+    picture: the card takes its place. Not so for a printed box around two cards (each its
+    own ring), nor for a box around one card filling half of it, nor for a quad a ring
+    holds with another.
     (svg-oxygen on red felt, a tuning frame: a queen of diamonds and one of hearts, dark red
     faces, were found as their light silhouettes and read as nothing.)"""
-    card = (_box(100, 100, 84, 120), 0.5)  # a queen's border
-    silhouette = (_box(120, 130, 42, 60), 0.9)  # her light profile in it: a quarter of it
-    elsewhere = (_box(400, 100, 84, 120), 0.9)
+    card = (card_box(100, 100, 84, 120), 0.5)  # a queen's border
+    silhouette = (card_box(120, 130, 42, 60), 0.9)  # her light profile in it: a quarter of it
+    elsewhere = (card_box(400, 100, 84, 120), 0.9)
     got, others = _scraps_in_rings([silhouette, elsewhere], [(), (silhouette[0],)], [card])
     assert _corners(got) == _corners([card, elsewhere])
     assert others[0] == () and np.array_equal(others[1][0], silhouette[0])
     # a printed box around two cards, each a ring too: both kept
-    box = (_box(70, 80, 260, 170), 0.4)
-    two = [(_box(100, 100, 84, 120), 0.9), (_box(190, 100, 84, 120), 0.9)]
+    box = (card_box(70, 80, 260, 170), 0.4)
+    two = [(card_box(100, 100, 84, 120), 0.9), (card_box(190, 100, 84, 120), 0.9)]
     rings = [box, (two[0][0], 0.9), (two[1][0], 0.9)]
     assert _corners(_scraps_in_rings(two[:1], [()], [box, rings[1]])[0]) == _corners(two[:1])
     assert _corners(_scraps_in_rings(two, [(), ()], rings)[0]) == _corners(two)
     # a box around one card it holds, the card half its area: kept
-    one = (_box(100, 100, 84, 120), 0.9)
-    assert _corners(_scraps_in_rings([one], [()], [(_box(80, 80, 124, 160), 0.4)])[0]) == _corners([one])
+    one = (card_box(100, 100, 84, 120), 0.9)
+    assert _corners(_scraps_in_rings([one], [()], [(card_box(80, 80, 124, 160), 0.4)])[0]) == _corners([one])
     # two scraps in one ring: left as they are
-    pair = [silhouette, (_box(130, 150, 40, 56), 0.9)]
+    pair = [silhouette, (card_box(130, 150, 40, 56), 0.9)]
     assert _corners(_scraps_in_rings(pair, [(), ()], [card])[0]) == _corners(pair)
 
 
@@ -363,14 +238,14 @@ def test_other_rectangles_over_the_same_place_are_kept_unlike_each_other() -> No
     supports over the same place, best supported first, none a near copy of the quad or of
     another kept: a sideways card cut to two thirds by glare supports a card-sized upright
     rectangle (chosen) and the card itself."""
-    chosen = _box(100, 100, 62, 88)
+    chosen = card_box(100, 100, 62, 88)
     supported = [
         (0.9, chosen),
-        (0.85, _box(101, 100, 62, 88)),  # the same, a pixel over
-        (0.7, _box(60, 100, 88, 62)),  # the card lying sideways, to the left
-        (0.65, _box(61, 101, 88, 62)),  # ... a near copy of it
-        (0.6, _box(400, 100, 62, 88)),  # another place
-        (0.5, _box(100, 130, 62, 88)),  # lower by a third
+        (0.85, card_box(101, 100, 62, 88)),  # the same, a pixel over
+        (0.7, card_box(60, 100, 88, 62)),  # the card lying sideways, to the left
+        (0.65, card_box(61, 101, 88, 62)),  # ... a near copy of it
+        (0.6, card_box(400, 100, 62, 88)),  # another place
+        (0.5, card_box(100, 130, 62, 88)),  # lower by a third
     ]
     kept = _others(chosen, supported)
     assert [k[0].tolist() for k in kept] == [[60, 100], [100, 130]]
@@ -386,11 +261,11 @@ def test_a_clean_not_felt_blob_goes_with_a_ragged_paper_quad_it_holds() -> None:
     not_felt = np.zeros((300, 400), np.uint8)
     cv2.rectangle(not_felt, (100, 100), (161, 187), 255, -1)  # the card, 62 x 88
     cv2.rectangle(not_felt, (250, 100), (311, 187), 255, -1)  # another
-    shifted, above = _box(100, 109, 62, 88), _box(100, 80, 62, 88)
-    found = [(shifted, 0.8), (_box(250, 100, 62, 88), 1.0)]
+    shifted, above = card_box(100, 109, 62, 88), card_box(100, 80, 62, 88)
+    found = [(shifted, 0.8), (card_box(250, 100, 62, 88), 1.0)]
     got = _outer_others(found, [(above,), ()], not_felt, 75.0, 105.0)
     assert len(got[0]) == 2 and got[1] == ()
-    assert max(_iou(other, _box(100, 100, 62, 88)) for other in got[0]) > 0.95
+    assert max(iou(other, card_box(100, 100, 62, 88)) for other in got[0]) > 0.95
     assert any(np.array_equal(other, above) for other in got[0])
 
 
@@ -405,9 +280,9 @@ def test_a_stubby_clean_blob_offers_the_card_grown_at_either_end() -> None:
     card's foot) goes with two other rectangles, as long as the frame's cards are, grown at
     one end and at the other; a blob of the cards' shape goes with none."""
     aspect = 0.7
-    assert _lengthened(_box(100, 100, 70, 100), aspect) == ()
-    assert _lengthened(_box(100, 100, 70, 96), aspect) == ()  # within `_STUBBY`
-    grown = _lengthened(_box(100, 100, 70, 88), aspect)
+    assert _lengthened(card_box(100, 100, 70, 100), aspect) == ()
+    assert _lengthened(card_box(100, 100, 70, 96), aspect) == ()  # within `_STUBBY`
+    grown = _lengthened(card_box(100, 100, 70, 88), aspect)
     assert len(grown) == 2
     boxes = sorted((quad[:, 0].min(), quad[:, 1].min(), quad[:, 0].max(), quad[:, 1].max())
                    for quad in grown)
@@ -465,9 +340,9 @@ def test_a_white_card_under_glare_is_paper_under_glare_only(faces: dict) -> None
         cards: list[tuple[np.ndarray, float]] = []
         _glared(glare, cards, [], 0, 52.5, 150.0)
         quads = [quad for quad, _fill in cards]
-        on_target += max((_iou(q, target) for q in quads), default=0.0) >= 0.85
+        on_target += max((iou(q, target) for q in quads), default=0.0) >= 0.85
         for quad in quads:
-            assert max(_iou(quad, t.quad * 0.5) for t in frame.cards) >= 0.85
+            assert max(iou(quad, t.quad * 0.5) for t in frame.cards) >= 0.85
     assert on_target >= 5, f"{on_target} of 8 cards under glare found"
 
 
@@ -485,7 +360,7 @@ def test_paper_under_glare_with_its_corners_worn_round_is_still_a_card(monkeypat
     cards: list[tuple[np.ndarray, float]] = []
     _glared(Glare(paper, (10, 20)), cards, [], 0, 52.5, 150.0)
     assert len(cards) == 1
-    assert _iou(cards[0][0], _box(70, 70, 52, 74)) > 0.9  # where the glare strip lies
+    assert iou(cards[0][0], card_box(70, 70, 52, 74)) > 0.9  # where the glare strip lies
     monkeypatch.setattr(detect, "_GLARE_SHAPE", 0.93)  # the paper mask's measure: none
     cards = []
     _glared(Glare(paper, (10, 20)), cards, [], 0, 52.5, 150.0)
@@ -503,7 +378,7 @@ def test_a_side_stepping_between_two_directions_is_searched_at_their_mean(monkey
     jack = next(t for t in frame.cards if t.card == "JC")
 
     def found() -> bool:
-        reach = 0.25 * _long_side(jack.quad)
+        reach = 0.25 * long_side(jack.quad)
         return any(np.linalg.norm(c.quad.mean(axis=0) - jack.quad.mean(axis=0)) < reach
                    for c in find_cards(frame.image))
 
