@@ -39,14 +39,15 @@ from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.table import TableMachine
 from dealer_assist.export.keys import signing_key_from_environment
 from dealer_assist.export.views import TableRecords
+from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.settings import ConfigError, load_paytables
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.sqlite_log import SqliteEventLog
-from dealer_assist.store.users import LoginRefused, UserStore
+from dealer_assist.store.users import UserStore
 from dealer_assist.table_config import TableConfig
 from dealer_assist.web.app import WebSettings, create_app
-from dealer_assist.web.auth import Account, LoginFailed, require
+from dealer_assist.web.auth import require
 from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router
 from hardware.shoe.link import ShoeLink
 
@@ -55,28 +56,6 @@ Say = Callable[[str], None]
 
 class StartError(RuntimeError):
     """The service cannot start; the message says why and what to do."""
-
-
-# ---- the users, for the web ---------------------------------------------------------------
-
-class UserAccounts:
-    """`web.auth.Accounts` over the users file (argon2, lockout); one login at a time."""
-
-    def __init__(self, users: UserStore) -> None:
-        self._users = users
-        self._lock = threading.Lock()
-
-    def login(self, name: str, password: str) -> Account:
-        with self._lock:
-            try:
-                user = self._users.verify(name, password)
-            except LoginRefused as e:
-                if e.reason == "locked" or e.locked_until is not None:
-                    until = e.locked_until.strftime("%H:%M UTC") if e.locked_until else "later"
-                    raise LoginFailed(f"Too many wrong passwords: the account is locked until "
-                                      f"{until}.", until) from None
-                raise LoginFailed("Wrong name or password.") from None
-        return Account(user.name, user.role)
 
 
 # ---- side-bet surveillance ----------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""`dealer-assist user add|list|disable|enable|unlock|passwd`: the people who log in."""
+"""`dealer-assist user add|list|disable|enable|passwd`: the people who log in."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from dataclasses import asdict
 from typing import Any
 
 from dealer_assist.store.users import (
-    LOCKOUT,
-    MAX_FAILED_LOGINS,
     MIN_PASSWORD_LENGTH,
     ROLES,
     User,
@@ -21,7 +19,7 @@ from dealer_assist.store.users import (
 )
 
 DB_ENV = "DEALER_ASSIST_USERS_DB"
-DONE = {"disable": "disabled", "enable": "enabled", "unlock": "unlocked"}
+DONE = {"disable": "disabled", "enable": "enabled"}
 
 HELP = f"""\
 Manage the accounts of the supervisor console and the regulator view. Users live in their
@@ -34,15 +32,16 @@ with --password-stdin (for scripts; never put it on the command line). Passwords
 least {MIN_PASSWORD_LENGTH} characters and are stored as argon2 hashes.
 
 Roles: dealer (the dealer's screen), supervisor (the review console), regulator (read-only
-exports). After {MAX_FAILED_LOGINS} wrong passwords in a row an account is locked for
-{int(LOCKOUT.total_seconds() // 60)} minutes; `unlock` or a new password lifts the lock.
+exports). No account is ever locked by wrong passwords (anyone could lock staff out that
+way): the service slows repeated failures down instead, by client and by account, and logs
+every login, failure and throttle. `list` shows each user's wrong passwords in a row.
 """
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "user",
-        help="add, list, disable and unlock the users who log in",
+        help="add, list, disable and enable the users who log in",
         description=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -61,7 +60,7 @@ def register(subparsers: Any) -> None:
     add.add_argument("--role", required=True, choices=ROLES, help="what the user may do")
     add.add_argument("--password-stdin", action="store_true",
                      help="read the password from the first line of standard input")
-    passwd = action("passwd", "set a user's password (also lifts a lock)")
+    passwd = action("passwd", "set a user's password")
     passwd.add_argument("--password-stdin", action="store_true",
                         help="read the password from the first line of standard input")
     listing = action("list", "list the users, their roles and whether they can log in",
@@ -69,7 +68,6 @@ def register(subparsers: Any) -> None:
     listing.add_argument("--json", action="store_true", help="print a JSON list")
     action("disable", "stop a user from logging in (the account and its history stay)")
     action("enable", "let a disabled user log in again")
-    action("unlock", "lift the lock after too many wrong passwords")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -115,8 +113,8 @@ def _act(store: UserStore, args: argparse.Namespace) -> int:
 
 def _line(user: User) -> str:
     state = "disabled" if user.disabled else "active"
-    if user.locked_until:
-        state += f", locked until {user.locked_until}"
+    if user.failed_logins:
+        state += f", {user.failed_logins} wrong password(s) in a row"
     return f"{user.name} ({user.role}, {state}, since {user.created_at})"
 
 

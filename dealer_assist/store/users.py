@@ -4,12 +4,14 @@ Users live in their own SQLite file (`users.db`, one per site; the service's con
 it), not in a table's event log: the log is append-only with one writer per table, while a
 user's failed-login count and lock change all the time, and one account serves every table.
 The file holds one table, `users(name, role, password_hash, disabled, failed_logins,
-locked_until, created_at)`, and `PRAGMA user_version` 1.
+created_at)`, and `PRAGMA user_version` 2 (a version 1 file, which had a `locked_until`
+column, is upgraded when opened).
 
 There is no default password and no default user: the first supervisor is created with
-`dealer-assist user add NAME --role supervisor`. After `MAX_FAILED_LOGINS` wrong passwords
-in a row an account is locked for `LOCKOUT`; while locked even the right password is
-refused, and the attempts do not count. A right password clears the count.
+`dealer-assist user add NAME --role supervisor`. There is no lockout: a lock that anyone
+could trigger with wrong passwords would be a weapon against staff. Repeated failures are
+slowed down before the password is checked (`services.login_throttle`); `failed_logins`
+counts wrong passwords in a row for the operator, and a right password clears it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +29,9 @@ from dealer_assist.store.chain import utc_now, utc_stamp
 from dealer_assist.store.log import Clock
 
 ROLES = ("dealer", "supervisor", "regulator")
-MAX_FAILED_LOGINS = 5
-LOCKOUT = timedelta(minutes=15)
 MIN_PASSWORD_LENGTH = 8
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = f"""
 CREATE TABLE users (
@@ -41,11 +40,10 @@ CREATE TABLE users (
     password_hash TEXT NOT NULL,
     disabled INTEGER NOT NULL DEFAULT 0,
     failed_logins INTEGER NOT NULL DEFAULT 0,
-    locked_until TEXT,
     created_at TEXT NOT NULL
 )
 """
-_COLUMNS = "name, role, disabled, failed_logins, locked_until, created_at"
+_COLUMNS = "name, role, disabled, failed_logins, created_at"
 
 
 class UserError(ValueError):
@@ -53,18 +51,16 @@ class UserError(ValueError):
 
 
 class LoginRefused(Exception):
-    """A refused login. `reason`: unknown_user, wrong_password, locked or disabled.
+    """A refused login. `reason`: unknown_user, wrong_password or disabled.
 
-    Tell the person at the screen only that the name or password is wrong, or that the
-    account is locked until `locked_until`; `reason` is for the operator's log.
+    Tell the person at the screen only that the name or password is wrong; `reason` is for
+    the operator's log.
     """
 
-    def __init__(self, name: str, reason: str, locked_until: datetime | None = None) -> None:
-        until = f" until {utc_stamp(locked_until)}" if locked_until else ""
-        super().__init__(f"login of {name!r} refused: {reason}{until}")
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"login of {name!r} refused: {reason}")
         self.name = name
         self.reason = reason
-        self.locked_until = locked_until
 
 
 @dataclass(frozen=True)
@@ -73,7 +69,6 @@ class User:
     role: str
     disabled: bool
     failed_logins: int
-    locked_until: str | None
     created_at: str
 
 
@@ -128,10 +123,9 @@ class UserStore:
 
     def verify(self, name: str, password: str) -> User:
         """The user, if `password` is theirs and the account is open; else `LoginRefused`."""
-        now = self._clock()
         self._conn.execute("BEGIN IMMEDIATE")
         try:
-            user, refusal = self._attempt(name, password, now)
+            user, refusal = self._attempt(name, password)
             self._conn.execute("COMMIT")
         except BaseException:
             self._conn.execute("ROLLBACK")
@@ -141,37 +135,29 @@ class UserStore:
         assert user is not None
         return user
 
-    def _attempt(
-        self, name: str, password: str, now: datetime
-    ) -> tuple[User | None, LoginRefused | None]:
+    def _attempt(self, name: str, password: str) -> tuple[User | None, LoginRefused | None]:
         row = self._conn.execute(
-            "SELECT password_hash, disabled, failed_logins, locked_until FROM users "
-            "WHERE name = ?", (name,)).fetchone()
+            "SELECT password_hash, disabled FROM users WHERE name = ?", (name,)).fetchone()
         if row is None:
             self._matches(self._dummy(), password)  # the same work as for a real name
             return None, LoginRefused(name, "unknown_user")
-        digest, disabled, failed, locked_until = row
-        if locked_until is not None and datetime.fromisoformat(locked_until) > now:
-            return None, LoginRefused(name, "locked", datetime.fromisoformat(locked_until))
+        digest, disabled = row
         if not self._matches(digest, password):
-            failed += 1
-            lock = now + LOCKOUT if failed >= MAX_FAILED_LOGINS else None
             self._conn.execute(
-                "UPDATE users SET failed_logins = ?, locked_until = ? WHERE name = ?",
-                (0 if lock else failed, utc_stamp(lock) if lock else None, name))
-            return None, LoginRefused(name, "wrong_password", lock)
+                "UPDATE users SET failed_logins = failed_logins + 1 WHERE name = ?", (name,))
+            return None, LoginRefused(name, "wrong_password")
         if disabled:
             return None, LoginRefused(name, "disabled")
         new_hash = self._hasher.hash(password) if self._hasher.check_needs_rehash(digest) else digest
         self._conn.execute(
-            "UPDATE users SET failed_logins = 0, locked_until = NULL, password_hash = ? "
-            "WHERE name = ?", (new_hash, name))
+            "UPDATE users SET failed_logins = 0, password_hash = ? WHERE name = ?",
+            (new_hash, name))
         return self._require(name), None
 
     def set_password(self, name: str, password: str) -> User:
-        """A new password; it also lifts a lock."""
+        """A new password; it also clears the count of wrong passwords."""
         _check_password(name, password)
-        self._change(name, "password_hash = ?, failed_logins = 0, locked_until = NULL",
+        self._change(name, "password_hash = ?, failed_logins = 0",
                      self._hasher.hash(password))
         return self._require(name)
 
@@ -181,10 +167,6 @@ class UserStore:
 
     def enable(self, name: str) -> User:
         self._change(name, "disabled = ?", 0)
-        return self._require(name)
-
-    def unlock(self, name: str) -> User:
-        self._change(name, "failed_logins = ?, locked_until = NULL", 0)
         return self._require(name)
 
     def close(self) -> None:
@@ -228,6 +210,12 @@ class UserStore:
             raise UserError(f"{self.path} is not a users file: {exc}") from exc
         if version == SCHEMA_VERSION and tables == ["users"]:
             return
+        if version == 1 and tables == ["users"]:  # the lockout's column goes
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("ALTER TABLE users DROP COLUMN locked_until")
+            self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._conn.execute("COMMIT")
+            return
         if version != 0 or tables:
             raise UserError(f"{self.path} is not a users file (tables: {', '.join(tables)})")
         self._conn.execute("BEGIN IMMEDIATE")
@@ -244,5 +232,5 @@ def _check_password(name: str, password: str) -> None:
 
 
 def _user(row: tuple[Any, ...]) -> User:
-    name, role, disabled, failed, locked_until, created_at = row
-    return User(name, role, bool(disabled), failed, locked_until, created_at)
+    name, role, disabled, failed, created_at = row
+    return User(name, role, bool(disabled), failed, created_at)

@@ -12,7 +12,8 @@ Routes and who may use them (see docs/service.md):
     /dealer, /dealer/reveal   dealer, supervisor
     /api/review-queue         supervisor
 
-Everything else answers 404. Headers: a strict Content-Security-Policy (no inline script),
+Everything else answers 404. A state-changing request from another site's page (its `Origin`)
+is refused with 403. Headers: a strict Content-Security-Policy (no inline script),
 no framing, no caching of console pages.
 """
 
@@ -34,6 +35,7 @@ from dealer_assist.web.auth import (
     Forbidden,
     LoginRequired,
     Sessions,
+    cross_site,
     current_session,
     login_url,
 )
@@ -110,7 +112,9 @@ def create_app(table: LiveTable, accounts: Accounts, settings: WebSettings | Non
     @app.middleware("http")
     async def headers(request: Request,
                       call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        response = await call_next(request)
+        refusal = cross_site(request)
+        response = await call_next(request) if refusal is None else HTMLResponse(
+            message_page("Not allowed", refusal), status_code=403)
         response.headers.setdefault("Content-Security-Policy", CSP)
         response.headers["X-Frame-Options"] = "DENY"
         response.headers["X-Content-Type-Options"] = "nosniff"

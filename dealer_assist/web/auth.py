@@ -1,12 +1,17 @@
 """Who is at the screen: logins, sessions, roles and CSRF tokens.
 
-- `Accounts` is the port to the users (bootstrap adapts `store.users.UserStore`, which hashes
-  passwords with argon2 and locks an account after repeated failures).
+- `Accounts` is the port to the users (`dealer_assist.login` adapts `store.users.UserStore`,
+  which hashes passwords with argon2, behind a throttle that slows repeated failures by
+  client and by account; there is no lockout anyone could turn against staff).
 - A login makes a server-side session; the browser holds only its random token, in a cookie
   that is HttpOnly and SameSite=Strict (and Secure behind HTTPS). Sessions end on logout, after
   `ttl` without a request, or when the service restarts.
 - Every form carries the session's CSRF token, checked on every POST. The login form, before
   any session, uses a double-submit token: a cookie and a form field that must match.
+- A request that changes something (any method but GET, HEAD and OPTIONS) whose `Origin`
+  header names another site than the one it was sent to is refused (`cross_site`), before
+  any route: a second wall behind the CSRF tokens and SameSite cookies. Requests without an
+  `Origin` (command-line clients) are left to the CSRF check.
 - `require(*roles)` guards a route: no session -> 401 (a page GET is sent to the login page),
   a session of another role -> 403.
 """
@@ -20,7 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from fastapi import Request
 
@@ -38,14 +43,11 @@ class Account:
 class LoginFailed(Exception):
     """A refused login: the message is what the person at the screen may read."""
 
-    def __init__(self, message: str, locked_until: str | None = None) -> None:
-        super().__init__(message)
-        self.locked_until = locked_until
-
 
 class Accounts(Protocol):
-    def login(self, name: str, password: str) -> Account:
-        """The account if the password is right and the account open; else LoginFailed."""
+    def login(self, name: str, password: str, client: str) -> Account:
+        """The account if the password is right, the account open and `client` (the address
+        the login came from) not made to wait; else LoginFailed."""
         ...
 
 
@@ -144,3 +146,26 @@ def safe_next(next_path: str | None, role: str) -> str:
             and "\\" not in next_path and not next_path.startswith("/login"):
         return next_path
     return ROLE_HOME.get(role, "/")
+
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def cross_site(request: Request) -> str | None:
+    """Why a state-changing request must be refused for its `Origin`, or None if it may go on.
+
+    The origin's host and port must be the `Host` the request was sent to (behind the TLS
+    proxy both are the public name; the scheme is the proxy's business)."""
+    if request.method in SAFE_METHODS:
+        return None
+    origin = request.headers.get("origin")
+    if origin is None:
+        return None
+    host = request.headers.get("host", "")
+    try:
+        given = urlsplit(origin).netloc
+    except ValueError:
+        given = ""
+    if origin == "null" or not given or given.lower() != host.lower():
+        return f"this form was sent from another site ({origin[:100]}), not from {host[:100]}"
+    return None

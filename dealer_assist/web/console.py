@@ -77,7 +77,8 @@ def login(request: Request, name: str = Form(""), password: str = Form(""),
           csrf: str = Form(""), next: str = Form("")) -> Response:
     check_csrf(request.cookies.get(LOGIN_COOKIE), csrf)
     try:
-        account = request.app.state.accounts.login(name.strip(), password)
+        client = request.client.host if request.client else "unknown"
+        account = request.app.state.accounts.login(name.strip(), password, client)
     except LoginFailed as e:
         return _login_form(request, next, str(e), name, status=401)
     session = request.app.state.sessions.create(account)

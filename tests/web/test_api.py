@@ -1,8 +1,11 @@
-"""Every route and every role; login, lockout, cookies, CSRF; decisions through the console."""
+"""Every route and every role; login, throttle, cookies, CSRF, Origin; decisions through the console."""
 
 from __future__ import annotations
 
+import html
 import json
+import logging
+import re
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -11,10 +14,12 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from dealer_assist.bootstrap import ServerThread, UserAccounts
+from dealer_assist.bootstrap import ServerThread
+from dealer_assist.login import REFUSED, UserAccounts
 from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.login_throttle import CLIENT_FREE
 from dealer_assist.store.log import MemoryEventLog
-from dealer_assist.store.users import MAX_FAILED_LOGINS, UserStore
+from dealer_assist.store.users import UserStore
 from dealer_assist.web.app import create_app
 from tests.tracebuild import Trace
 from tests.web.conftest import PASSWORD, ROLES, csrf_of, login
@@ -99,18 +104,46 @@ def test_the_session_cookie_is_httponly_and_samesite_strict(client: TestClient) 
     assert "secure" not in flags  # plain HTTP here; `secure_cookies = true` behind HTTPS
 
 
-def test_a_wrong_password_is_refused_and_repeated_ones_lock_the_account(
-        client: TestClient, users: UserStore) -> None:
-    response = login(client, "sup", "not the password")
-    assert response.status_code == 401 and "Wrong name or password" in response.text
-    assert login(client, "nobody").status_code == 401
-    for _ in range(MAX_FAILED_LOGINS - 1):
-        login(client, "sup", "still wrong")
-    response = login(client, "sup")  # the right password, but locked now
-    assert response.status_code == 401 and "locked until" in response.text
-    locked = users.get("sup")
-    assert locked is not None and locked.locked_until is not None
-    assert client.get("/supervisor").status_code == 303
+def test_one_answer_for_unknown_wrong_and_throttled_and_no_lockout_of_the_owner(
+        client: TestClient, table: LiveTable, users: UserStore,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """An anonymous client guessing is slowed down by growing delays, every try logged, and
+    the answer never tells an unknown name from a wrong password or a throttled try; the
+    supervisor, from their own screen, still gets in at once."""
+    caplog.set_level(logging.INFO, logger="dealer_assist.login")
+    answers = set()
+    for name in ["nobody", *["sup"] * (CLIENT_FREE + 3)]:
+        response = login(client, name, "not the password")
+        assert response.status_code == 401 and "da_session" not in client.cookies
+        answers.add(re.search(r'class="notice error"[^>]*>(.*?)</p>', response.text).group(1))
+    assert answers == {html.escape(REFUSED, quote=True)}
+    response = login(client, "sup")  # the right password, from the throttled client
+    assert response.status_code == 401
+    failed = [r.getMessage() for r in caplog.records if r.getMessage().startswith("login failed")]
+    throttled = [r.getMessage() for r in caplog.records if "login throttled" in r.getMessage()]
+    assert "reason=unknown_user" in failed[0] and "client=testclient" in failed[0]
+    assert len(failed) == CLIENT_FREE and len(throttled) == 5  # 4 wrong, 1 right
+    assert all("name='sup'" in line for line in throttled)
+    owner = TestClient(client.app, client=("10.1.2.3", 40000), follow_redirects=False)
+    with owner:
+        assert login(owner, "sup").status_code == 303 and "da_session" in owner.cookies
+    assert any("login: name='sup' role=supervisor client=10.1.2.3" in r.getMessage()
+               for r in caplog.records)
+    assert users.get("sup").failed_logins == 0
+
+
+def test_a_form_posted_from_another_site_is_refused(client: TestClient) -> None:
+    login(client, "sup")
+    page = client.get("/supervisor/review?shoe=S1&game=2")
+    data = {"csrf": csrf_of(page.text), "shoe": "S1", "game": "2", "action": "accept",
+            "reason": "checked on video", "side": "all"}
+    for origin in ("https://evil.example", "null", "http://testserver.evil.example"):
+        response = client.post("/supervisor/decide", data=data, headers={"Origin": origin})
+        assert response.status_code == 403 and "another site" in response.text
+    assert client.get("/api/review-queue").json()  # nothing was decided
+    response = client.post("/supervisor/decide", data=data,
+                           headers={"Origin": "http://testserver"})
+    assert response.status_code == 303
 
 
 def test_login_without_its_form_token_is_refused(client: TestClient) -> None:

@@ -1,0 +1,48 @@
+"""Logins for the web: the users file behind the login throttle, every attempt logged.
+
+`UserAccounts` is the web's `Accounts` port (dealer_assist.web.auth) over the users file
+(dealer_assist.store.users: argon2). Before a password is checked the throttle says whether
+this client and this account must wait (services.login_throttle: growing delays, never a
+lockout). A person at the screen reads one answer for an unknown name, a wrong password, a
+disabled account and a throttled try, so the answer tells no one which names exist; the
+operator's log tells them apart: every login, failure and throttle is a line on the
+`dealer_assist.login` logger with the name, the client's address and the outcome.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from dealer_assist.services.login_throttle import LoginThrottle
+from dealer_assist.store.users import LoginRefused, UserStore
+from dealer_assist.web.auth import Account, LoginFailed
+
+REFUSED = "Wrong name or password, or too many tries: wait a moment and try again."
+
+_log = logging.getLogger("dealer_assist.login")
+
+
+class UserAccounts:
+    """`web.auth.Accounts` over the users file; one password check at a time."""
+
+    def __init__(self, users: UserStore, throttle: LoginThrottle | None = None) -> None:
+        self._users = users
+        self._throttle = throttle or LoginThrottle()
+        self._lock = threading.Lock()
+
+    def login(self, name: str, password: str, client: str = "unknown") -> Account:
+        wait = self._throttle.wait(client, name)
+        if wait > 0:
+            _log.warning("login throttled: name=%r client=%s wait=%.1fs", name, client, wait)
+            raise LoginFailed(REFUSED)
+        with self._lock:
+            try:
+                user = self._users.verify(name, password)
+            except LoginRefused as e:
+                self._throttle.failed(client, name)
+                _log.warning("login failed: name=%r client=%s reason=%s", name, client, e.reason)
+                raise LoginFailed(REFUSED) from None
+        self._throttle.succeeded(client, name)
+        _log.info("login: name=%r role=%s client=%s", user.name, user.role, client)
+        return Account(user.name, user.role)
