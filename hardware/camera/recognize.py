@@ -158,6 +158,10 @@ def _two_best(fused: np.ndarray) -> tuple[int, int]:
     return int(order[-1]), int(order[-2])
 
 
+#: Frames with a side shorter than this many pixels hold no card (a 1x1 or 2000x1 image).
+SMALLEST_FRAME = 32
+
+
 @dataclass
 class Recognizer:
     """Frame in, sightings out.
@@ -227,6 +231,8 @@ class Recognizer:
         """`examine`, each look with what it says (`decide`, made once a look)."""
         if frame.ndim != 3 or frame.shape[2] != 3:
             raise ValueError(f"expected a BGR colour frame, got an array of shape {frame.shape}")
+        if min(frame.shape[:2]) < SMALLEST_FRAME:
+            return []  # a frame narrower than a card's index holds no card
         out = []
         for quad, picture, reading, others in self._first_reads(frame, find_cards(frame)):
             look = self.look(picture, quad, reading)

@@ -173,6 +173,18 @@ def test_bad_inputs_say_what_and_where(tmp_path: Path, capsys) -> None:
                              np.zeros((0, 84, 60), np.uint8)))(np.zeros((10, 10), np.uint8))
 
 
+def test_frames_too_small_for_a_card_give_no_card(faces: dict, tmp_path: Path,
+                                                   capsys) -> None:
+    """A 1x1, a 2000x1 and a 31-pixel-high image: an empty list, never a traceback."""
+    deck = tmp_path / "d.npz"
+    DeckModel.from_faces("tango", faces).save(deck)
+    for height, width in ((1, 1), (1, 2000), (31, 1920)):
+        image = tmp_path / f"{height}x{width}.png"
+        cv2.imwrite(str(image), np.full((height, width, 3), 200, np.uint8))
+        assert main(["vision", "detect", str(image), "--json", "--deck", str(deck)]) == 0
+        assert json.loads(capsys.readouterr().out) == []
+
+
 def test_detect_without_a_deck_says_it_builds_the_built_in_model_once(
         faces: dict, held_out_frames: list, tmp_path: Path, monkeypatch, capsys) -> None:
     """The first `detect` without `--deck` builds the built-in model (minutes): it says so,
