@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from dealer_assist import logs
 from dealer_assist.settings import ConfigError
 from dealer_assist.table_config import load_table_config
 
@@ -49,7 +49,7 @@ def _say(text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from dealer_assist import bootstrap  # heavy imports only when the service starts
 
-    logging.basicConfig(level=logging.WARNING, format="dealer-assist: %(message)s")
+    logs.setup()
     try:
         config = load_table_config(args.config)
     except ConfigError as e:
