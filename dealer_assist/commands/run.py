@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 from dealer_assist import logs
 from dealer_assist.settings import ConfigError
+from dealer_assist.systemd_notify import Notifier, table_problem
 from dealer_assist.table_config import load_table_config
 
 DEFAULT_CONFIG = Path("config/table.toml")
@@ -72,16 +74,22 @@ def run(args: argparse.Namespace) -> int:
         _say(f"no supervisor yet: dealer-assist user add NAME --role supervisor --db "
              f"{config.users}")
     url = bootstrap.address(sock)
+    systemd = Notifier()  # READY, the watchdog and STOPPING under systemd; else nothing
 
     def ready() -> None:
         print(f"table display:      {url}", flush=True)
         print(f"supervisor console: {url}supervisor", flush=True)
+        systemd.ready(f"table {config.table_id} at {url}")
+        systemd.keep_alive(table_problem(url, config.database))
 
+    # systemd stops with SIGTERM: uvicorn stops cleanly, then passes it on like Ctrl-C
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         bootstrap.serve(table, sock, ready)
     except KeyboardInterrupt:
         pass  # uvicorn has stopped cleanly and passes the Ctrl-C on
     finally:
+        systemd.stopping()
         table.close()
         sock.close()
     _say(f"stopped; the event log holds {table.live.seq} events")
