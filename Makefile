@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 CONFIG ?= config/table.toml
 
-.PHONY: run test check lint bench clean
+.PHONY: run test check check-fast lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,11 @@ check: $(VENV)/.installed-test
 	$(BIN)/ruff check dealer_assist hardware tests benchmarks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
+
+check-fast: $(VENV)/.installed-test
+	$(BIN)/ruff check dealer_assist hardware tests benchmarks
+	$(BIN)/lint-imports
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
 
 test: check
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -3,6 +3,9 @@
 Generates 1,000 shoes (about 80,000 games) dealt by the rules, then in this one process times
 (1) `json.loads` of every line and (2) the whole audit (`audit_lines`: parse, validate, table
 machine, report). Prints events per second for each and the ratio audit / parse (goal: <= 3).
+Then, as whole processes on the trace written to a file, `dealer-assist audit FILE --json` with
+its output to /dev/null against `python -c` reading the file and `json.loads` of each line
+(goal: <= 3, aim 1.5).
 
     .venv/bin/python benchmarks/audit_throughput.py [--shoes 1000] [--repeat 3]
 """
@@ -11,14 +14,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from tqdm import tqdm  # noqa: E402
 
@@ -47,6 +54,28 @@ def timed(repeat: int, fn) -> list[float]:
         fn()
         times.append(time.perf_counter() - t0)
     return times
+
+
+PARSE_PROCESS = "import json, sys\nfor line in open(sys.argv[1], 'rb'): json.loads(line)"
+
+
+def whole_processes(lines: list[str], repeat: int) -> tuple[float, float]:
+    """Best wall time of `dealer-assist audit FILE --json > /dev/null` and of a parse-only process."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = Path(tmp) / "trace.jsonl"
+        trace.write_text("\n".join(lines) + "\n")
+
+        def process(*argv: str) -> float:
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, check=True,
+                           stdout=subprocess.DEVNULL)
+            return time.perf_counter() - t0
+
+        parse = min(process("-c", PARSE_PROCESS, str(trace)) for _ in range(repeat))
+        audit = min(process("-m", "dealer_assist.cli", "audit", str(trace), "--json")
+                    for _ in range(repeat))
+    return parse, audit
 
 
 def main() -> int:
@@ -78,6 +107,12 @@ def main() -> int:
     print(f"per event: parse {parse_s / n * 1e6:.2f} us, audit {audit_s / n * 1e6:.2f} us "
           f"(best of {args.repeat} runs; median ratio "
           f"{statistics.median(audit_runs) / statistics.median(parse_runs):.2f})")
+
+    parse_p, audit_p = whole_processes(lines, args.repeat)
+    ratio_p = audit_p / parse_p
+    print(f"whole processes: parse {parse_p:.3f} s, `dealer-assist audit FILE --json` {audit_p:.3f} s")
+    print(f"ratio, processes      : {ratio_p:7.2f}   (goal <= 3: {'met' if ratio_p <= 3 else 'NOT met'}, "
+          f"aim 1.5: {'met' if ratio_p <= 1.5 else 'not yet'}; best of {args.repeat} runs)")
     return 0
 
 

@@ -16,7 +16,8 @@ Measured in the browser: a MutationObserver stamps the moment the card's value l
 page (`performance.timeOrigin + performance.now()`), and the next animation frame the moment
 it is painted, against the moment the card frame was written (`time.time()` here); the two
 clocks are compared by round trips first. Prints p50, p99 and the worst over `--cards` cards
-for both; the goal (p99 <= 50 ms) is judged on the painted figure.
+for both; the goal (p99 <= 50 ms) is judged on the painted figure. Then the append rate:
+`--append-shoes` whole shoes observed through the live table as fast as it takes them.
 
     .venv/bin/python benchmarks/display_latency.py [--cards 300] [--seed 1] [--db-dir DIR]
 """
@@ -147,12 +148,27 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
+def append_rate(live: Any, shoes: int, seed: int) -> tuple[int, float]:
+    """(events, events per second) of whole shoes appended through the live table: validate,
+    log (a commit each), apply, read models, publish, exactly as a shoe's frames go."""
+    events = []
+    for n in range(shoes):
+        for event in deal_shoe(random.Random(seed + n), shoe_id=f"RATE-{seed}-{n}"):
+            events.append({k: v for k, v in event.items() if k != "ts"})  # the table stamps
+    t0 = time.perf_counter()
+    for event in events:
+        live.observe(event)
+    return len(events), len(events) / (time.perf_counter() - t0)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cards", type=int, default=300, help="game cards to measure")
     parser.add_argument("--seed", type=int, default=1, help="seed of the shuffles")
     parser.add_argument("--together", action="store_true",
                         help="write each card with its REVEAL in one write (slowest path)")
+    parser.add_argument("--append-shoes", type=int, default=3,
+                        help="whole shoes appended through the live table for the append rate")
     parser.add_argument("--db-dir", type=Path, default=ROOT / "var",
                         help="where the benchmark's event log goes (a real disk; default var/)")
     args = parser.parse_args()
@@ -207,6 +223,7 @@ def main() -> int:
                 seed += 1
             bar.close()
             browser.close()
+        appended, rate = append_rate(table.live, args.append_shoes, args.seed)
     finally:
         server.stop()
         table.close()
@@ -220,6 +237,8 @@ def main() -> int:
         report("REVEAL frame written -> the card's value shows", reveals)
     print(f"  goal p99 <= 50 ms (card frame -> shown, painted): "
           f"{'met' if p99 <= 50 else 'NOT met'} (p99 / goal = {p99 / 50:.2f})")
+    print(f"append rate through the live table: {rate:.0f} events/s "
+          f"({appended} events of {args.append_shoes} shoes, a commit each)")
     return 0
 
 

@@ -3,13 +3,14 @@
     settings -> pay tables (checked: a bet the house loses on refuses to start)
              -> SqliteEventLog (one writer) and the users file
              -> LiveTable (rebuilt from the log) with the side-bet watcher
-             -> the shoe: its port by URL, or the built-in emulator on a pty (devices.py)
-             -> the overhead camera, when configured (devices.py)
+             -> the shoe: its port by URL, or the built-in emulator on a pty (devices/shoe.py)
+             -> the overhead camera, when configured (devices/camera.py)
              -> the web app -> uvicorn
 
-Nothing else in the package wires hardware in. `open_table` builds everything but the web
-server, `ServerThread` runs the server in a thread (tests, benchmarks), `serve` runs it in
-the foreground (`dealer-assist run`).
+Nothing else in the package builds the devices, the one package (with the CLI's own commands)
+that wires hardware in. `open_table` builds everything but the web server, `ServerThread` runs
+the server in a thread (tests, benchmarks), `serve` runs it in the foreground
+(`dealer-assist run`).
 """
 
 from __future__ import annotations
@@ -32,15 +33,16 @@ from dealer_assist.analysis.paytable_check import (
     format_paytable_report,
 )
 from dealer_assist.analysis.surveillance import SideBetWatcher
-from dealer_assist.devices import BuiltInShoe, CameraWatch, shoe_feed
+from dealer_assist.devices.camera import CameraWatch
+from dealer_assist.devices.shoe import BuiltInShoe, ShoeFeed
 from dealer_assist.domain.events import Event
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.table import TableMachine
 from dealer_assist.export.keys import signing_key_from_environment
-from dealer_assist.export.views import TableRecords
 from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.records import TableRecords
 from dealer_assist.settings import ConfigError, load_paytables
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.sqlite_log import SqliteEventLog
@@ -49,7 +51,6 @@ from dealer_assist.table_config import TableConfig
 from dealer_assist.web.app import WebSettings, create_app
 from dealer_assist.web.auth import require
 from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router
-from hardware.shoe.link import ShoeLink
 
 _log = logging.getLogger("dealer_assist")
 Say = Callable[[str], None]
@@ -99,7 +100,7 @@ class Table:
     users: UserStore
     live: LiveTable
     app: Any
-    link: ShoeLink | None = None
+    link: ShoeFeed | None = None
     shoe: BuiltInShoe | None = None
     camera: CameraWatch | None = None
     paytable_report: str = ""
@@ -173,9 +174,7 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
             url = table.shoe.path
             if start_shoe:
                 table.shoe.start()
-        table.link = ShoeLink(url, adapter=config.shoe.adapter, baudrate=config.shoe.baudrate,
-                              heartbeat_timeout=config.shoe.heartbeat_timeout,
-                              on_receive=shoe_feed(live))
+        table.link = ShoeFeed(config.shoe, url, live)
         closers.append(table.link.stop)
         table.link.start()
         if config.camera.enabled:

@@ -217,8 +217,9 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _watch(args: argparse.Namespace) -> int:
+    zones = _zones(args.zones)  # a bad zones file is said at once, before any model is built
+    feed = CameraFeed(zones, confirm_frames=args.confirm, lose_frames=args.lose)
     recognize = _recognizer(args.deck)
-    feed = CameraFeed(_zones(args.zones), confirm_frames=args.confirm, lose_frames=args.lose)
 
     def report(state: str, detail: str) -> None:
         print(f"camera {state}: {detail}", file=sys.stderr)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar, NamedTuple, cast
 
-from dealer_assist.domain.cards import CardError, parse_card
+from dealer_assist.domain.cards import CARD_VALUE, CardError, parse_card
 from dealer_assist.domain.house import HouseRules, SettingsError
 from dealer_assist.domain.rules import ZONES
 
@@ -334,7 +334,6 @@ def _timestamp(obj: dict[str, Any]) -> str:
     return ts
 
 
-_CARD_CODE = {c: parse_card(c) for c in (r + s for r in "A23456789TJQK" for s in "SHDC")}
 _fromisoformat = datetime.fromisoformat
 _tuple_new = tuple.__new__
 
@@ -344,8 +343,9 @@ def parse_event(obj: Any) -> Event:
     if type(obj) is dict and obj.get("type") == "card":
         # The fast path for most of a trace: a well-formed card.
         ts, src, multi = obj.get("ts"), obj.get("src"), obj.get("multi", False)
-        code = _CARD_CODE.get(obj.get("card"))  # type: ignore[arg-type]
-        if code and type(ts) is str and type(src) is str and src and (multi is False or multi is True):
+        code = obj.get("card")
+        if (type(code) is str and code in CARD_VALUE and type(ts) is str and type(src) is str
+                and src and (multi is False or multi is True)):
             try:
                 _fromisoformat(ts)
             except ValueError:

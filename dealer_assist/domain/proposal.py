@@ -2,14 +2,15 @@
 
 The system never decides alone: it proposes, a supervisor decides (accept, correct, void, or
 void the shoe). `propose(shoe, game)` gives one proposal per flag that needs a decision, most
-severe first; the first is the one to offer by default.
+severe first; the first is the one to offer by default. What each flag proposes is its
+entry in `domain/flags.py`'s table; this module tells it with the game's facts.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from dealer_assist.domain.flags import NEEDS_DECISION, SHOE_VOID, VOID, Flag
+from dealer_assist.domain.flags import FLAGS, NEEDS_DECISION, SHOE_VOID, VOID, Flag
 from dealer_assist.domain.game import UNREADABLE, Game
 from dealer_assist.domain.shoe import Shoe
 
@@ -20,44 +21,20 @@ class Proposal(NamedTuple):
     flag: str
 
 
-def _one(shoe: Shoe, game: Game, flag: Flag) -> Proposal:
-    code, n = flag.code, game.number
-    if code == "MISSING_DRAW":
-        if game.complete and game.known:
-            return Proposal("accept", f"the card drawn after the close completed game {n} by the "
-                            "rules: the result stands as read", code)
-        return Proposal("correct", f"enter the card the rules give to {game.expect} from the table, "
-                        f"or void game {n}", code)
-    if code == "UNNEEDED_DRAW":
-        aside = ", ".join(game.set_aside) or "the surplus card"
-        return Proposal("accept", f"the result of game {n} stands; {aside} is set aside as the "
-                        "next game's burn", code)
-    if code == "EARLY_DEAL":
-        return Proposal("accept", "the cards dealt before bets closed keep their positions in "
-                        "deal order", code)
-    if code == "WRONG_POSITION":
-        return Proposal("accept", "each card counts at the position the rules give it, wherever "
-                        "it lies", code)
-    if code == "UNREADABLE_CARD":
-        where = [p for p, c in game.cards if c == UNREADABLE]
-        return Proposal("correct", f"enter the card at {', '.join(where) or 'that position'} from "
-                        "the table", code)
-    if code == "DATA_GAP":
-        return Proposal("correct", "check the cards on the table against the shoe's reading; "
-                        "correct any card the link lost, or accept", code)
-    if code in ("BURN_MISSING", "BURN_EXCESS"):
-        return Proposal("accept", "a procedural error: it changes no result", code)
-    if code == "EXPOSED_DURING_BETTING":
-        return Proposal("void", f"void game {n}; management may also cancel the shoe", code)
-    if code == "DROPPED_OPENED":
-        return Proposal("void", f"void game {n} and deal it again with new cards", code)
-    if code == "CARD_MISMATCH":
-        return Proposal("void", f"void game {n}, or correct it to the cards on the table", code)
-    if code == "DEAL_AFTER_LAST_GAME":
-        return Proposal("void", f"void game {n}: it was dealt after the last game", code)
-    if code == "FOREIGN_CARD":
-        return Proposal("void", f"void game {n} and inspect the shoe", code)
-    return Proposal("void" if flag.severity == VOID else "accept", flag.detail, code)
+def _one(game: Game, flag: Flag) -> Proposal:
+    """The correction the flag's entry in `FLAGS` gives, told with this game's facts."""
+    rule = FLAGS[flag.code]
+    complete = game.complete and game.known
+    fix = (rule.once_complete if complete else None) or rule.correction
+    if fix is None:  # an entry with no correction: the flag's own words
+        return Proposal("void" if flag.severity == VOID else "accept", flag.detail, flag.code)
+    facts = {
+        "n": game.number,
+        "expect": game.expect,
+        "aside": ", ".join(game.set_aside) or "the surplus card",
+        "unreadable": ", ".join(p for p, c in game.cards if c == UNREADABLE) or "that position",
+    }
+    return Proposal(fix.action, fix.text.format(**facts), flag.code)
 
 
 def propose(shoe: Shoe, game: Game) -> list[Proposal]:
@@ -74,5 +51,5 @@ def propose(shoe: Shoe, game: Game) -> list[Proposal]:
     for flag in pending:
         if flag.code not in seen:
             seen.add(flag.code)
-            out.append(_one(shoe, game, flag))
+            out.append(_one(game, flag))
     return out

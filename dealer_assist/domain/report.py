@@ -9,16 +9,32 @@ from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.shoe import Shoe
 
 
+def totals(game: Game) -> tuple[int | None, int | None]:
+    """Player's and Banker's totals of the cards dealt so far; None while a card is unknown."""
+    if not game.known:
+        return None, None
+    return sum(game.player_values) % 10, sum(game.banker_values) % 10  # type: ignore[arg-type]
+
+
+def winner(game: Game) -> str | None:
+    """`player`, `banker` or `tie` for a complete game (not void); None for any other."""
+    if game.status != "complete":
+        return None
+    p_total, b_total = totals(game)
+    return "player" if p_total > b_total else "banker" if b_total > p_total else "tie"  # type: ignore[operator]
+
+
 def game_view(game: Game, paytable: PayTable) -> dict[str, Any]:
     """One game of the audit: cards, totals, winner, pairs, winning bets, status, flags, review.
 
+    This is the one serialisation of a game: the public display's result, the supervisor's
+    review and the export's games.csv row are all read from it.
     The winner (and so the winning bets) is None unless the game is complete and not void.
     """
     player, banker = game.player, game.banker
     pv, bv = game.player_values, game.banker_values
-    known = not game.unknowns
-    p_total = sum(pv) % 10 if known else None  # type: ignore[arg-type]
-    b_total = sum(bv) % 10 if known else None  # type: ignore[arg-type]
+    known = game.known
+    p_total, b_total = totals(game)
     if game.seven_up:
         player_pair = len(player) >= 1 and player[0][0] == "7"
     else:
@@ -27,25 +43,23 @@ def game_view(game: Game, paytable: PayTable) -> dict[str, Any]:
     n_cards = len(pv) + len(bv)
     natural = (known and len(pv) >= 2 and len(bv) >= 2
                and ((pv[0] + pv[1]) % 10 >= 8 or (bv[0] + bv[1]) % 10 >= 8))  # type: ignore[operator]
-    status = game.status
-    winner = None
+    won = winner(game)
     bets: list[dict[str, str]] = []
-    if status == "complete":
-        winner = "player" if p_total > b_total else "banker" if b_total > p_total else "tie"  # type: ignore[operator]
+    if won is not None:
         sevens = (pv.count(7) + bv.count(7)) if game.super7_offered else 0
         bets = [{"bet": b, "pays": p} for b, p in paytable.winning_bets(
-            winner, p_total, b_total, player_pair, banker_pair, n_cards, sevens,  # type: ignore[arg-type]
+            won, p_total, b_total, player_pair, banker_pair, n_cards, sevens,  # type: ignore[arg-type]
             game.super7_offered)]
     return {
         "game": game.number,
         "player": player[:], "banker": banker[:],
         "player_total": p_total, "banker_total": b_total,
-        "winner": winner,
+        "winner": won,
         "natural": bool(natural),
         "cards": n_cards,
         "player_pair": player_pair, "banker_pair": banker_pair,
         "winning_bets": bets,
-        "status": status,
+        "status": game.status,
         "last_game": game.last_game,
         "set_aside": game.set_aside[:],
         "flags": [f.as_dict() for f in game.flags] if game.flags else [],

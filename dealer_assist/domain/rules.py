@@ -1,10 +1,14 @@
-"""The deal of punto banco: deal order, naturals and the third-card tables.
+"""The deal of punto banco: deal order, naturals, the third-card tables, a corrected hand.
 
 Values are hand values (0-9). Player's list holds the fixed 7 of `7up` as its first value,
 so the same functions serve every variant.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dealer_assist.domain.cards import CARD_VALUE
 
 VARIANTS = ("standard", "super6", "7up")
 
@@ -91,6 +95,41 @@ def deal_hand(values: list[int], seven_up: bool = False) -> tuple[list[int], lis
         (player if pos[0] == "P" else banker).append(values[used])
         used += 1
     return player, banker, used
+
+
+class HandError(ValueError):
+    """A hand the rules do not complete exactly as given; the message says which card."""
+
+
+_SIDE_NAMES = {"P": "Player", "B": "Banker"}
+_ORDINAL = {1: "first", 2: "second", 3: "third"}
+
+
+def check_hand(player: Sequence[str], banker: Sequence[str], seven_up: bool) -> None:
+    """Raise HandError unless the rules complete this hand exactly: no card more, none fewer.
+
+    A supervisor's correction must be such a hand. `player` lists Player's physical cards
+    (in `7up` the fixed 7 is implied, not listed).
+    """
+    values: dict[str, list[int]] = {"P": [SEVEN_UP_FIXED_VALUE] if seven_up else [], "B": []}
+    cards = {"P": list(player), "B": list(banker)}
+    offset = {"P": 1 if seven_up else 0, "B": 0}
+    for side, listed in cards.items():
+        if not 2 - offset[side] <= len(listed) <= 3 - offset[side]:
+            raise HandError(f"{_SIDE_NAMES[side]} has {2 - offset[side]} or {3 - offset[side]} "
+                            f"cards from the shoe, not {len(listed)}")
+    while (pos := next_position(values["P"], values["B"])) is not None:
+        side = pos[0]
+        used = len(values[side]) - offset[side]
+        if used == len(cards[side]):
+            raise HandError(f"the rules give {_SIDE_NAMES[side]} a {_ORDINAL[int(pos[1])]} card "
+                            f"({pos}) with these cards")
+        values[side].append(CARD_VALUE[cards[side][used]])
+    for side in ("P", "B"):
+        n = len(values[side])
+        if n - offset[side] < len(cards[side]):
+            raise HandError(f"the rules give {_SIDE_NAMES[side]} no {_ORDINAL[n + 1]} card "
+                            f"({side}{n + 1}) with these cards")
 
 
 def hand_total(values: list[int]) -> int:

@@ -7,8 +7,7 @@
 - `manifest`: manifest.json (what the export holds, the hashes of its files, the chain heads);
 - `keys`: Ed25519 signing keys (generate, load, sign, check);
 - `writer`: `write_export`, which streams a range of the log into the zip and signs it;
-- `verifier`: `verify_export`, which checks a zip against a public key and its own events;
-- `views`: shoes and games of a day for the regulator's pages.
+- `verifier`: `verify_export`, which checks a zip against a public key and its own events.
 
 This package knows no SQLite and no web: the log comes in through `LogSource` (bootstrap and
 the CLI wire `store.log_range.SqliteLogSource` in), so the web may use it.

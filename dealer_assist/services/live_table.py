@@ -19,8 +19,11 @@ third cards the rules give, no more, no fewer. Link status (shoe, camera) lives 
 each change also logged as a `link_status` event; after a restart a link is `unknown` until
 it reports.
 
-This module knows no store, web or hardware: the log is anything with `append`, `read` and
-`replay` (see `TableLog`); bootstrap wires the real ones in.
+The supervisor's history is a read model kept as decisions are applied (replayed on start,
+then as they are appended), never read back from the log.
+
+This module knows no store, web or hardware: the log is anything with `append` and `replay`
+(see `TableLog`); bootstrap wires the real ones in.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from dealer_assist.domain.cards import CARD_VALUE, CardError, parse_card
+from dealer_assist.domain.cards import CardError, parse_card
 from dealer_assist.domain.events import (
     DECISION_ACTIONS,
     Event,
@@ -43,22 +46,19 @@ from dealer_assist.domain.events import (
 )
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
-from dealer_assist.domain.rules import SEVEN_UP_FIXED_VALUE, next_position
+from dealer_assist.domain.rules import HandError, check_hand
 from dealer_assist.domain.table import TableMachine
 from dealer_assist.services import public_view as views
 
 _log = logging.getLogger(__name__)
 MAX_REASON = 500
-SIDE_NAMES = {"P": "Player", "B": "Banker"}
-ORDINAL = {1: "first", 2: "second", 3: "third"}
+HAND = ("player", "banker")
 
 
 class TableLog(Protocol):
     """The event log as the live table needs it (store.SqliteEventLog, store.MemoryEventLog)."""
 
     def append(self, event: Mapping[str, Any]) -> int: ...
-
-    def read(self, after_seq: int = 0) -> Iterator[tuple[int, dict[str, Any]]]: ...
 
     def replay(self) -> Iterator[dict[str, Any]]: ...
 
@@ -91,32 +91,6 @@ def utc_stamp(moment: datetime | None = None) -> str:
     return trace_time(moment or datetime.now(UTC))
 
 
-def check_hand(player: Sequence[str], banker: Sequence[str], seven_up: bool) -> None:
-    """Refuse a corrected hand that the rules do not complete exactly as given.
-
-    `player` lists Player's physical cards (in `7up` the fixed 7 is implied, not listed).
-    """
-    values: dict[str, list[int]] = {"P": [SEVEN_UP_FIXED_VALUE] if seven_up else [], "B": []}
-    cards = {"P": list(player), "B": list(banker)}
-    offset = {"P": 1 if seven_up else 0, "B": 0}
-    for side, listed in cards.items():
-        if not 2 - offset[side] <= len(listed) <= 3 - offset[side]:
-            raise Refused(f"{SIDE_NAMES[side]} has {2 - offset[side]} or {3 - offset[side]} "
-                          f"cards from the shoe, not {len(listed)}")
-    while (pos := next_position(values["P"], values["B"])) is not None:
-        side = pos[0]
-        used = len(values[side]) - offset[side]
-        if used == len(cards[side]):
-            raise Refused(f"the rules give {SIDE_NAMES[side]} a {ORDINAL[int(pos[1])]} card "
-                          f"({pos}) with these cards")
-        values[side].append(CARD_VALUE[cards[side][used]])
-    for side in ("P", "B"):
-        n = len(values[side])
-        if n - offset[side] < len(cards[side]):
-            raise Refused(f"the rules give {SIDE_NAMES[side]} no {ORDINAL[n + 1]} card "
-                          f"({side}{n + 1}) with these cards")
-
-
 class LiveTable:
     """One table's live state over its event log. Thread-safe: one lock orders everything."""
 
@@ -140,7 +114,8 @@ class LiveTable:
         self.link_problems: dict[str, int] = {}
         #: Side-bet alerts of the log (supervisors only), with the shoe they came in.
         self.alerts: list[dict[str, Any]] = []
-        self._decision_shoe: dict[int, str | None] = {}
+        #: The decisions of the log, oldest first: the supervisor's history, kept as they come.
+        self._decisions: list[dict[str, Any]] = []
         self._last_public: dict[str, Any] | None = None
         self._last_key = ""
         self._rebuild()
@@ -187,8 +162,7 @@ class LiveTable:
             self.alerts.append({**obj, "seq": seq,
                                 "shoe_id": machine.shoe.shoe_id if machine.shoe else None})
         elif event.TYPE == "decision":
-            self._decision_shoe[seq] = obj.get("shoe_id") or (
-                machine.shoe.shoe_id if machine.shoe else None)
+            self._decided(seq, obj)
         for watch in self._watchers:
             try:
                 produced = watch(event, machine)
@@ -198,6 +172,15 @@ class LiveTable:
             if not replaying:
                 for extra in produced:
                     self._record({**extra, "ts": event.ts}, run_watchers=False)
+
+    def _decided(self, seq: int, obj: Mapping[str, Any]) -> None:
+        """Keep a decision for the history, with the shoe it concerns (as logged, as JSON)."""
+        machine = self.machine
+        shoe_id = obj.get("shoe_id") or (machine.shoe.shoe_id if machine.shoe else None)
+        hand = {k: None if obj.get(k) is None else tuple(obj[k]) for k in HAND}
+        self._decisions.append({"seq": seq, "ts": obj.get("ts"), "shoe_id": shoe_id,
+                                "game": obj.get("game"), "action": obj.get("action"),
+                                "by": obj.get("by"), "reason": obj.get("reason"), **hand})
 
     def _shoe_settings(self, ts: str) -> dict[str, Any]:
         """A shoe's NEWSHOE button carries no settings: the table's house rules apply."""
@@ -233,9 +216,11 @@ class LiveTable:
                 try:
                     p = [parse_card(c) for c in player]
                     b = [parse_card(c) for c in banker]
+                    check_hand(p, b, target.seven_up)
                 except CardError as e:
                     raise Refused(f"correction: {e}") from None
-                check_hand(p, b, target.seven_up)
+                except HandError as e:
+                    raise Refused(str(e)) from None
                 event.update(player=p, banker=b)
             return self.observe(event)
 
@@ -299,7 +284,7 @@ class LiveTable:
             for game in shoe.games:
                 flags += len(game.flags)
                 pending += game.review == "pending"
-        return pending, f"{pending}/{flags}/{len(self._decision_shoe)}/{len(self.alerts)}"
+        return pending, f"{pending}/{flags}/{len(self._decisions)}/{len(self.alerts)}"
 
     # ---- reads ----------------------------------------------------------------------------
     def public(self) -> dict[str, Any]:
@@ -333,21 +318,18 @@ class LiveTable:
             return [dict(a) for a in self.alerts[-limit:]][::-1]
 
     def history(self, shoe_id: str | None = None, flag: str | None = None) -> list[dict[str, Any]]:
-        """Decisions from the log (its read side), newest first, by shoe and by flag code."""
-        with self._lock:
-            shoes = dict(self._decision_shoe)
+        """The log's decisions (kept as they are appended), newest first, by shoe and by flag
+        code; each with the flag codes its game has now."""
         out = []
-        for seq, obj in self._log.read():
-            if obj.get("type") != "decision" or seq not in shoes:
-                continue
-            sid = shoes[seq]
-            with self._lock:
-                found = views.find_game(self.machine, sid, obj.get("game", 0)) if sid else None
+        with self._lock:
+            for row in reversed(self._decisions):
+                sid = row["shoe_id"]
+                if shoe_id and sid != shoe_id:
+                    continue
+                found = views.find_game(self.machine, sid, row["game"]) if sid else None
                 codes = sorted({f.code for f in found[1].flags}) if found else []
-            if (shoe_id and sid != shoe_id) or (flag and flag not in codes):
-                continue
-            out.append({"seq": seq, "ts": obj.get("ts"), "shoe_id": sid, "game": obj.get("game"),
-                        "action": obj.get("action"), "by": obj.get("by"),
-                        "reason": obj.get("reason"), "player": obj.get("player"),
-                        "banker": obj.get("banker"), "flags": codes})
-        return out[::-1]
+                if flag and flag not in codes:
+                    continue
+                out.append({**row, **{k: None if row[k] is None else list(row[k]) for k in HAND},
+                            "flags": codes})
+        return out

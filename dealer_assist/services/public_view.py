@@ -20,18 +20,19 @@ from __future__ import annotations
 from typing import Any
 
 from dealer_assist.domain.cards import CARD_VALUE
-from dealer_assist.domain.flags import NEEDS_DECISION, RULE
+from dealer_assist.domain.flags import FLAGS, NEEDS_DECISION
 from dealer_assist.domain.game import Game
 from dealer_assist.domain.next_action import next_action
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.proposal import propose
-from dealer_assist.domain.report import game_view
+from dealer_assist.domain.report import game_view, winner
 from dealer_assist.domain.roads import (
     OUTCOME_OF_WINNER,
     bead_columns,
     big_road,
     derived_road,
     layout,
+    outcome_of,
     streaks,
 )
 from dealer_assist.domain.rules import SEVEN_UP_FIXED_VALUE
@@ -67,12 +68,8 @@ def is_shown(shoe: Shoe, game: Game) -> bool:
 
 def road_outcomes(shoe: Shoe) -> str:
     """B/P/T for the shoe's complete, non-void games that may be public, in order."""
-    out = []
-    for game in shoe.games:
-        if game.status == "complete" and is_shown(shoe, game):
-            p, b = sum(game.player_values) % 10, sum(game.banker_values) % 10  # type: ignore[arg-type]
-            out.append("P" if p > b else "B" if b > p else "T")
-    return "".join(out)
+    return "".join(outcome_of(won) for game in shoe.games
+                   if (won := winner(game)) is not None and is_shown(shoe, game))
 
 
 def roads_view(outcomes: str) -> dict[str, Any]:
@@ -216,7 +213,7 @@ def review_item(shoe: Shoe, game: Game, paytable: PayTable) -> dict[str, Any]:
         "winner": audit["winner"], "status": audit["status"], "review": audit["review"],
         "set_aside": audit["set_aside"], "last_game": game.last_game,
         "seven_up": game.seven_up, "complete": game.complete,
-        "flags": [{**f.as_dict(), "rule": RULE.get(f.code, ""),
+        "flags": [{**f.as_dict(), "rule": FLAGS[f.code].rule,
                    "decided": i < game.decided_upto} for i, f in enumerate(game.flags)],
         "proposals": [p._asdict() for p in propose(shoe, game)],
         "ruling": game.ruling,
@@ -244,5 +241,5 @@ def shoe_summaries(machine: TableMachine) -> list[dict[str, Any]]:
     return [{
         "shoe_id": s.shoe_id, "variant": s.house.variant, "status": s.status,
         "games": len(s.games), "started": s.started_ts, "ended": s.ended_ts,
-        "flags": [{**f.as_dict(), "rule": RULE.get(f.code, "")} for f in s.flags],
+        "flags": [{**f.as_dict(), "rule": FLAGS[f.code].rule} for f in s.flags],
     } for s in reversed(machine.shoes)]

@@ -1,6 +1,6 @@
 """Deal a freshly shuffled shoe by the rules, as trace events, with optional dealer mistakes.
 
-The shoe emulator plays these events as frames, and the audit benchmark and tests use them as
+The built-in shoe plays these events as frames, and the audit benchmark and tests use them as
 known-good (or known-bad) shoes. Pure: a `random.Random` and the house rules in, events out.
 
 Theory of operation. The shoe is `decks` x 52 cards shuffled by `rng`, with the blue cut card
@@ -10,6 +10,12 @@ cards the rules ask for (`rules.next_position`), then the burn after the game wh
 burns one. Whenever the next thing out is the cut card, a `cut_card` event is emitted: the game
 being dealt, or the next one when it comes out between games, is the shoe's last. After the last
 game comes `end_shoe`.
+
+Each event is also a step of the deal (`DealtShoe.steps`): what kind of step it is at the table
+(a burn card, betting, a game card, a card between games, the cut card...) and whether the
+dealer presses REVEAL after it (the squeeze: once a game's first cards are out, 3 in `7up`
+else 4, and after each third card). `PACE` times every kind of step, both in a dealt trace's
+timestamps and on the built-in shoe.
 
 Dealer mistakes (`MISTAKES`), each on one game (`kind:game`, or a game chosen with `rng` well
 before the cut card, moved on to the next game where the mistake cannot happen; one that finds
@@ -30,7 +36,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from dealer_assist.domain.cards import CARD_CODES, CARD_VALUE, burn_value
 from dealer_assist.domain.house import HouseRules
@@ -54,11 +60,57 @@ MISTAKE_FLAGS = {
 #: Cards left behind the blue cut card.
 CUT_CARD_DEPTH = (14, 20)
 
-# Pace of a realistic deal, in milliseconds between events.
-_MS_BURN_CARD = 1_500
-_MS_BETTING = 20_000
-_MS_CARD = 1_800
-_MS_COLLECT = 4_000
+# The kinds of step in a deal: one per trace event, but SQUEEZE and SHUFFLE, which only the
+# built-in shoe plays (the REVEAL press after a game's first cards; the pause between shoes).
+NEW_SHOE = "new_shoe"
+BURN_CARD = "burn_card"
+BETTING = "betting"
+EARLY_CLOSE = "early_close"
+GAME_CARD = "game_card"
+BETWEEN_GAMES = "between_games"
+CUT_CARD = "cut_card"
+REVEAL = "reveal"
+END_SHOE = "end_shoe"
+SQUEEZE = "squeeze"
+SHUFFLE = "shuffle"
+
+
+class Pace(NamedTuple):
+    """The pause before a kind of step: in a dealt trace's timestamps, and on the built-in
+    shoe at speed 1 (a livelier table than the traces record)."""
+
+    trace_ms: int
+    live_s: float
+
+
+#: The pace of a deal, by kind of step. In a dealt trace the cut card comes out when its card
+#: was due, and that card follows at a game card's pace; the built-in shoe gives the cut card
+#: its own pause. EARLY_CLOSE is the `missed_draw` dealer closing bets before the third card.
+PACE = {
+    NEW_SHOE: Pace(0, 0.0),
+    BURN_CARD: Pace(1_500, 1.2),
+    BETTING: Pace(20_000, 12.0),
+    EARLY_CLOSE: Pace(1_800, 12.0),
+    GAME_CARD: Pace(1_800, 1.6),
+    BETWEEN_GAMES: Pace(4_000, 3.0),
+    CUT_CARD: Pace(0, 1.0),
+    REVEAL: Pace(1_800, 3.0),
+    END_SHOE: Pace(4_000, 3.0),
+    SQUEEZE: Pace(0, 3.0),
+    SHUFFLE: Pace(0, 8.0),
+}
+
+
+class DealtStep(NamedTuple):
+    """What a trace event is at the table (a kind in `PACE`), and whether the dealer presses
+    REVEAL after it."""
+
+    kind: str
+    squeeze: bool = False
+
+
+_STEP = {kind: DealtStep(kind) for kind in PACE}  # the steps with no REVEAL after them, shared
+_SQUEEZED_CARD = DealtStep(GAME_CARD, squeeze=True)
 
 
 class DealError(ValueError):
@@ -100,6 +152,8 @@ class DealtShoe:
     burn_required: int
     games: list[DealtGame]
     events: list[dict[str, Any]]
+    #: The step each event is, index for index.
+    steps: list[DealtStep]
     #: The flags the mistakes must raise: (code, game number, or None for the shoe).
     expected_flags: list[tuple[str, int | None]]
 
@@ -135,7 +189,10 @@ class _Clock:
         self._day_text = midnight.strftime("%Y-%m-%dT")
         self.ms = 0
 
-    def ts(self, step_ms: int) -> str:
+    def ts(self, kind: str) -> str:
+        return self.after(PACE[kind].trace_ms)
+
+    def after(self, step_ms: int) -> str:
         self.ms += step_ms
         t = self._start_ms + self.ms
         if t >= 86_400_000:  # past midnight: move the day on
@@ -180,36 +237,44 @@ def deal_shoe_detailed(
     rng.shuffle(cards)
     n_cards = len(cards)
     cut_at = n_cards - rng.randint(*CUT_CARD_DEPTH)  # cards dealt before the cut card comes out
-    events: list[dict[str, Any]] = [{
-        "ts": clock.ts(0), "src": "dealer", "type": "new_shoe", "shoe_id": shoe_id,
+    events: list[dict[str, Any]] = []
+    steps: list[DealtStep] = []
+
+    def append(kind: str, event: dict[str, Any]) -> None:
+        events.append(event)
+        steps.append(_STEP[kind])
+
+    append(NEW_SHOE, {
+        "ts": clock.ts(NEW_SHOE), "src": "dealer", "type": "new_shoe", "shoe_id": shoe_id,
         "decks": house.decks, "variant": house.variant,
         "burn_after_each_game": house.burn_after_each_game,
-    }]
-    append = events.append
+    })
     pos = 0  # index of the next card in `cards`
     cut_out = False
 
-    def draw(step_ms: int, multi: bool = False) -> str:
+    def draw(kind: str, multi: bool = False) -> str:
         nonlocal pos, cut_out
+        card_ms = PACE[kind].trace_ms
         if pos == cut_at and not cut_out:
             cut_out = True
-            append({"ts": clock.ts(step_ms), "src": "shoe", "type": "cut_card", "color": "blue"})
-            step_ms = _MS_CARD
+            append(CUT_CARD, {"ts": clock.after(card_ms), "src": "shoe", "type": "cut_card",
+                              "color": "blue"})
+            card_ms = PACE[GAME_CARD].trace_ms
         if pos >= n_cards:
             raise DealError(f"the shoe of {n_cards} cards ran out; deal more decks")
         card = cards[pos]
         pos += 1
-        event: dict[str, Any] = {"ts": clock.ts(step_ms), "src": "shoe", "type": "card", "card": card}
+        event: dict[str, Any] = {"ts": clock.after(card_ms), "src": "shoe", "type": "card", "card": card}
         if multi:
             event["multi"] = True
-        append(event)
+        append(kind, event)
         return card
 
     # The new-shoe burn.
-    first = draw(_MS_BURN_CARD)
+    first = draw(BURN_CARD)
     required = 1 + burn_value(first, house.ace_burns)
     short = any(m.kind == "short_burn" for m in wanted)
-    burn = [first] + [draw(_MS_BURN_CARD) for _ in range(required - 1 - short)]
+    burn = [first] + [draw(BURN_CARD) for _ in range(required - 1 - short)]
     expected: list[tuple[str, int | None]] = [("BURN_SHORT", None)] if short else []
 
     # Games: plan the mistakes on games, then deal until the last game (and one more).
@@ -235,14 +300,15 @@ def deal_shoe_detailed(
         if last is not None and number > last:
             kinds.append("deal_after_last_game")
         if not closed_early:
-            append({"ts": clock.ts(_MS_BETTING), "src": "dealer", "type": "bets_closed"})
+            append(BETTING, {"ts": clock.ts(BETTING), "src": "dealer", "type": "bets_closed"})
         closed_early = False
         p_vals: list[int] = [SEVEN_UP_FIXED_VALUE] if seven_up else []
         b_vals: list[int] = []
         skip_draw = "missed_draw" in kinds
         multi_pull = "cards_pulled_together" in kinds
         dealt = 0
-        while (position := next_position(p_vals, b_vals)) is not None:
+        position = next_position(p_vals, b_vals)
+        while position is not None:
             if skip_draw and dealt == first_draw and number == last:
                 if "missed_draw" not in floated:
                     raise DealError(f"missed_draw on game {number}: that is the shoe's last game")
@@ -251,9 +317,10 @@ def deal_shoe_detailed(
             if skip_draw and dealt == first_draw:
                 # The dealer closes the next game's bets before the third card; the system
                 # holds that close, the card comes out after it and completes this game.
-                append({"ts": clock.ts(_MS_CARD), "src": "dealer", "type": "bets_closed"})
+                append(EARLY_CLOSE, {"ts": clock.ts(EARLY_CLOSE), "src": "dealer",
+                                     "type": "bets_closed"})
                 closed_early = True
-            card = draw(_MS_CARD, multi=multi_pull and dealt == 1)
+            card = draw(GAME_CARD, multi=multi_pull and dealt == 1)
             if cut_out and last is None:
                 last = number  # the cut card came out during this game: it is the last
             dealt += 1
@@ -263,6 +330,11 @@ def deal_shoe_detailed(
             else:
                 b_vals.append(CARD_VALUE[card])
                 game.banker.append(card)
+            position = next_position(p_vals, b_vals)
+            # The squeeze, then each third card: the dealer reveals, but not after the card
+            # that completes a game whose next bets closed early (that next game has begun).
+            if dealt >= first_draw and not (closed_early and position is None):
+                steps[-1] = _SQUEEZED_CARD
         if skip_draw and not closed_early:  # a game that needs no third card: move the mistake
             kinds.remove("missed_draw")
             if "missed_draw" not in floated:
@@ -273,23 +345,23 @@ def deal_shoe_detailed(
                 raise DealError(f"unneeded_draw on game {number}: that is the shoe's last game")
             kinds.remove("unneeded_draw")
         if reveal:
-            append({"ts": clock.ts(_MS_CARD), "src": "dealer", "type": "reveal"})
+            append(REVEAL, {"ts": clock.ts(REVEAL), "src": "dealer", "type": "reveal"})
         game.last = number == last
         games.append(game)
         expected += [(MISTAKE_FLAGS[k], number) for k in kinds]
         if "unneeded_draw" in kinds:
-            draw(_MS_COLLECT)
+            draw(BETWEEN_GAMES)
         more = last is None or len(games) < last + after_last
         if house.burn_after_each_game and (more or "unneeded_draw" in kinds):
             if closed_early:  # bets are closed already: the dealer leaves the burn out
                 expected.append(("BURN_MISSING", number + 1))
             else:
-                draw(_MS_COLLECT)
-    append({"ts": clock.ts(_MS_COLLECT), "src": "dealer", "type": "end_shoe"})
+                draw(BETWEEN_GAMES)
+    append(END_SHOE, {"ts": clock.ts(END_SHOE), "src": "dealer", "type": "end_shoe"})
     if plans or floating:
         left = sorted({*plans, *floating})
         raise DealError(f"mistakes planned on game(s) {left}: the shoe had only {last} games")
-    return DealtShoe(shoe_id, house, burn, required, games, events, expected)
+    return DealtShoe(shoe_id, house, burn, required, games, events, steps, expected)
 
 
 def _plan(wanted: list[Mistake], rng: random.Random,

@@ -5,7 +5,22 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 
-from dealer_assist.domain.events import Event, TraceError, parse_event
+import orjson
+
+from dealer_assist.domain.events import (
+    BetsClosed,
+    CardDealt,
+    CardLost,
+    CardSeen,
+    CardsRevealed,
+    CutCardOut,
+    Event,
+    FramesLost,
+    ShoeEnded,
+    TraceError,
+    UnreadableDealt,
+    parse_event,
+)
 
 
 class TraceLineError(ValueError):
@@ -17,14 +32,24 @@ class TraceLineError(ValueError):
         self.problem = problem
 
 
-def _line_error(number: int, error: ValueError) -> TraceLineError:
-    if isinstance(error, TraceError):
-        return TraceLineError(number, str(error))
-    return TraceLineError(number, f"not valid JSON ({error})")
+# Events whose every field the parser checks to be a string, a bool or an integer: orjson reads
+# their lines as `json.loads` does. orjson refuses what `json.loads` takes (NaN, a byte-order mark,
+# other encodings than UTF-8) and reads an integer over 64 bits as a float, which a new shoe's or a
+# decision's id and a noted event's fields would keep; those lines are read again by `json.loads`.
+_READ_ALIKE = frozenset({CardDealt, BetsClosed, ShoeEnded, CardsRevealed, UnreadableDealt,
+                         CutCardOut, FramesLost, CardSeen, CardLost})
 
 
-def _blank(line: str | bytes) -> bool:
-    return not line.strip()
+def _exact_event(number: int, line: str | bytes) -> Event | None:
+    """The event of a line read by `json.loads`; None for a blank line; TraceLineError if bad."""
+    try:
+        return parse_event(json.loads(line))
+    except ValueError as e:  # JSONDecodeError and TraceError alike
+        if not line.strip():
+            return None
+        if isinstance(e, TraceError):
+            raise TraceLineError(number, str(e)) from None
+        raise TraceLineError(number, f"not valid JSON ({e})") from None
 
 
 def for_each_event(lines: Iterable[str | bytes], act: Callable[[Event], object]) -> list[int]:
@@ -33,16 +58,18 @@ def for_each_event(lines: Iterable[str | bytes], act: Callable[[Event], object])
     Returns the numbers of the blank lines skipped (see `line_number`). This is the loop every
     replay runs, kept tight: an audit's speed is this loop's speed.
     """
-    loads = json.loads
+    loads, parse, read_alike, exact = orjson.loads, parse_event, _READ_ALIKE, _exact_event
     blanks: list[int] = []
     for number, line in enumerate(lines, 1):
         try:
-            event = parse_event(loads(line))
-        except ValueError as e:  # JSONDecodeError and TraceError alike
-            if _blank(line):
-                blanks.append(number)
-                continue
-            raise _line_error(number, e) from None
+            event: Event | None = parse(loads(line))
+        except ValueError:  # orjson's JSONDecodeError and TraceError alike
+            event = None
+        if type(event) not in read_alike:
+            event = exact(number, line)
+        if event is None:
+            blanks.append(number)
+            continue
         act(event)
     return blanks
 
@@ -58,15 +85,15 @@ def line_number(index: int, blanks: list[int]) -> int:
 
 def read_events(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Event]]:
     """Yield (line number, event) for every non-blank line; raise TraceLineError on a bad one."""
-    loads = json.loads
     for number, line in enumerate(lines, 1):
         try:
-            event = parse_event(loads(line))
-        except ValueError as e:
-            if _blank(line):
-                continue
-            raise _line_error(number, e) from None
-        yield number, event
+            event: Event | None = parse_event(orjson.loads(line))
+        except ValueError:
+            event = None
+        if type(event) not in _READ_ALIKE:
+            event = _exact_event(number, line)
+        if event is not None:
+            yield number, event
 
 
 def event_line(event: Event) -> str:

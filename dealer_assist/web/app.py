@@ -25,7 +25,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from fastapi import APIRouter, FastAPI, Request, Response
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from dealer_assist.services.live_table import LiveTable, Update
@@ -40,7 +40,7 @@ from dealer_assist.web.auth import (
     login_url,
 )
 from dealer_assist.web.display import STATIC
-from dealer_assist.web.pages import message_page
+from dealer_assist.web.pages import message
 from dealer_assist.web.stream import Hub, sse
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -104,17 +104,14 @@ def create_app(table: LiveTable, accounts: Accounts, settings: WebSettings | Non
 
     @app.exception_handler(Forbidden)
     async def forbidden(request: Request, exc: Forbidden) -> Response:
-        session = current_session(request)
-        account = session.account if session else None
-        html = message_page("Not allowed", str(exc), account, session.csrf if session else None)
-        return HTMLResponse(html, status_code=403)
+        return message(request, "Not allowed", str(exc), current_session(request), 403)
 
     @app.middleware("http")
     async def headers(request: Request,
                       call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         refusal = cross_site(request)
-        response = await call_next(request) if refusal is None else HTMLResponse(
-            message_page("Not allowed", refusal), status_code=403)
+        response = await call_next(request) if refusal is None else message(
+            request, "Not allowed", refusal, status=403)
         response.headers.setdefault("Content-Security-Policy", CSP)
         response.headers["X-Frame-Options"] = "DENY"
         response.headers["X-Content-Type-Options"] = "nosniff"

@@ -18,7 +18,7 @@ from fastapi.responses import (
     StreamingResponse,
 )
 
-from dealer_assist.domain.flags import SEVERITY
+from dealer_assist.domain.flags import FLAGS
 from dealer_assist.services.live_table import LiveTable, Refused
 from dealer_assist.web import pages
 from dealer_assist.web.auth import (
@@ -58,7 +58,8 @@ def _secure(request: Request) -> bool:
 def _login_form(request: Request, next_path: str, error: str | None = None, name: str = "",
                 status: int = 200) -> HTMLResponse:
     token = secrets.token_urlsafe(24)
-    response = HTMLResponse(pages.login_page(next_path, token, error, name), status_code=status)
+    response = pages.render(request, "login.html", status=status, token=token,
+                            next_path=next_path, error=error, name=name)
     response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict",
                         secure=_secure(request), path="/login", max_age=3600)
     return response
@@ -105,17 +106,17 @@ def logout(request: Request, session: AnyUser, csrf: str = Form("")) -> Response
 def console_page(request: Request, session: SupervisorPage, decided: str = "") -> HTMLResponse:
     table = _table(request)
     message = f"Decision recorded for game {decided}." if decided.isdigit() else None
-    html = pages.console_page(session.account, session.csrf, table.review_queue(),
-                              table.side_bet_alerts(), table.public()["links"],
-                              dict(table.link_problems), table.shoes(), message)
-    return HTMLResponse(html)
+    return pages.render(request, "console.html", session, items=table.review_queue(),
+                        alerts=table.side_bet_alerts(), links=table.public()["links"],
+                        problems=dict(table.link_problems), shoes=table.shoes(),
+                        message=message, scripts=["console.js"])
 
 
 @router.get("/supervisor/queue")
 def queue_fragment(request: Request, session: SupervisorPage) -> HTMLResponse:
     """The queue's HTML alone: the console's script swaps it in when the queue changes."""
     items = _table(request).review_queue()
-    return HTMLResponse(pages.queue_fragment(items, session.csrf),
+    return pages.render(request, "queue.html", session, items=items,
                         headers={"X-Queue-Count": str(len(items))})
 
 
@@ -135,10 +136,9 @@ def review_page(request: Request, session: SupervisorPage, game: int,
                 shoe: str = "") -> HTMLResponse:
     item = _table(request).review(shoe or None, game)
     if item is None:
-        return HTMLResponse(pages.message_page("No such game", f"No game {game} in shoe {shoe}.",
-                                               session.account, session.csrf), status_code=404)
-    body = pages.review_block(item, session.csrf)
-    return HTMLResponse(pages.page(f"Game {game}", body, session.account, session.csrf))
+        return pages.message(request, "No such game", f"No game {game} in shoe {shoe}.",
+                             session, 404)
+    return pages.render(request, "game.html", session, item=item)
 
 
 def _hand(form: dict[str, str], seven_up: bool) -> tuple[list[str], list[str]]:
@@ -162,8 +162,7 @@ def decide(request: Request, session: Supervisor, csrf: str = Form(""), shoe: st
     check_csrf(session.csrf, csrf)
     table = _table(request)
     if not game.isdigit():
-        return HTMLResponse(pages.message_page("Bad request", f"game {game!r} is not a number",
-                                               session.account, session.csrf), status_code=400)
+        return pages.message(request, "Bad request", f"game {game!r} is not a number", session)
     number = int(game)
     cards = {"P1": P1, "P2": P2, "P3": P3, "B1": B1, "B2": B2, "B3": B3}
     item = table.review(shoe or None, number)
@@ -175,11 +174,9 @@ def decide(request: Request, session: Supervisor, csrf: str = Form(""), shoe: st
     except Refused as e:
         item = table.review(shoe or None, number)
         if item is None:
-            return HTMLResponse(pages.message_page("Decision refused", str(e), session.account,
-                                                   session.csrf), status_code=400)
-        body = pages.review_block(item, session.csrf, error=f"Not recorded: {e}", reason=reason)
-        return HTMLResponse(pages.page(f"Game {number}", body, session.account, session.csrf),
-                            status_code=400)
+            return pages.message(request, "Decision refused", str(e), session)
+        return pages.render(request, "game.html", session, 400, item=item,
+                            error=f"Not recorded: {e}", reason=reason)
     return RedirectResponse(f"/supervisor?decided={number}", status_code=303)
 
 
@@ -189,9 +186,8 @@ def history(request: Request, session: ReaderPage, shoe: str = "",
     table = _table(request)
     rows = table.history(shoe or None, flag or None)
     shoe_ids = [s["shoe_id"] for s in table.shoes()]
-    html = pages.history_page(session.account, session.csrf, rows, shoe_ids, sorted(SEVERITY),
-                              shoe or None, flag or None)
-    return HTMLResponse(html)
+    return pages.render(request, "history.html", session, rows=rows, shoe_ids=shoe_ids,
+                        flag_codes=sorted(FLAGS), shoe=shoe or None, flag=flag or None)
 
 
 @router.get("/api/review-queue")
@@ -211,8 +207,8 @@ def history_json(request: Request, session: Reader, shoe: str = "",
 @router.get("/dealer")
 def dealer_page(request: Request, session: DealerPage, done: str = "") -> HTMLResponse:
     message = "Recorded: the cards are open." if done else None
-    return HTMLResponse(pages.dealer_page(session.account, session.csrf, _table(request).public(),
-                                          message))
+    return pages.render(request, "dealer.html", session, public=_table(request).public(),
+                        message=message)
 
 
 @router.post("/dealer/reveal")
@@ -220,7 +216,7 @@ def reveal(request: Request, session: Dealer, csrf: str = Form(""),
            side: str = Form("all")) -> Response:
     check_csrf(session.csrf, csrf)
     if side not in ("all", "player", "banker"):
-        return HTMLResponse(pages.message_page("Bad request", f"side {side!r}: all, player or "
-                                               "banker", session.account, session.csrf), 400)
+        return pages.message(request, "Bad request", f"side {side!r}: all, player or banker",
+                             session)
     _table(request).reveal(None if side == "all" else side, src="dealer")
     return RedirectResponse("/dealer?done=1", status_code=303)

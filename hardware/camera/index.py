@@ -29,10 +29,9 @@ from hardware.camera.ink import (
     suit_colours,
     unit,
 )
+from hardware.cards import CODES_BY_SUIT, RANKS, SUITS
 
-RANKS = "A23456789TJQK"
-SUITS = "SHDC"
-CODES = tuple(r + s for s in SUITS for r in RANKS)  # suit-major: AS, 2S ... KC
+CODES = CODES_BY_SUIT  # the order the camera's models keep a deck: AS, 2S ... KC
 RANK_SIZE = (12, 18)  # width, height of a normalised rank glyph
 SUIT_SIZE = (14, 14)
 _REGION = (0.27, 0.36)  # share of the card's width and height searched in each corner

@@ -7,10 +7,12 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from hardware.cards import SUITS
+
 RED_INK = 0.18  # redness (`ink_colour`) above this: red ink (on a dark card, a red card)
 COOL_INK = 0.55  # coolness (`ink_colour`) above this: blue or green ink, neither red nor black
 COLOUR_GAP = 0.3  # an ink this much nearer one suit's enrolled colour rules the others out
-_RED_SUITS = np.array([s in "HD" for s in "SHDC"])
+_RED_SUITS = np.array([s in "HD" for s in SUITS])
 
 
 def percentiles(values: np.ndarray, percents: tuple[int, ...]) -> list[float]:

@@ -1,7 +1,8 @@
 """The camera's layout calibration: named polygons in frame pixels, and which holds a point.
 
 Read from TOML (`config/camera_zones.toml`): a `[camera]` table with the frame `width` and
-`height`, and a `[zones]` table mapping each zone name to a list of `[x, y]` points.
+`height`, and a `[zones]` table mapping each zone name (one of `ZONE_NAMES`) to a list of
+`[x, y]` points.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from hardware.cards import ZONE_NAMES
 
 
 class ZoneError(ValueError):
@@ -61,6 +64,9 @@ class Zones:
             raise ZoneError(f"{where}: no [zones] table")
         polygons = {}
         for name, points in zones.items():
+            if name not in ZONE_NAMES:
+                raise ZoneError(f"{where}: unknown zone {name!r}; the table's zones are "
+                                f"{', '.join(ZONE_NAMES)}")
             try:
                 poly = np.array(points, dtype=np.float32)
             except (TypeError, ValueError):

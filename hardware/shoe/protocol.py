@@ -27,13 +27,14 @@ import re
 from collections import Counter
 from typing import Any, NamedTuple
 
+from hardware.cards import CARD_CODES
+
 MAX_BODY = 72
 SEQ_MODULO = 10_000
 #: How many accepted SEQs back a repeated SEQ still counts as a retransmission, not a gap.
 REPLAY_WINDOW = 32
 BUTTONS = ("NEWSHOE", "CLOSE", "REVEAL", "ENDSHOE")
 CUT_COLORS = ("B", "Y")
-CARD_CODES = tuple(r + s for r in "A23456789TJQK" for s in "SHDC")
 PROBLEM_KINDS = (
     "checksum", "malformed", "too_long", "non_ascii", "unknown_type", "gap", "duplicate", "noise",
 )

@@ -44,6 +44,7 @@ def messages_until(sock: socket.socket, wanted: str,
     raise AssertionError(f"no {wanted} in {got}")
 
 
+@pytest.mark.slow
 def test_the_service_says_ready_feeds_the_watchdog_while_well_and_says_stopping(
         tmp_path: Path, notify_socket: socket.socket) -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "NOTIFY_SOCKET": str(tmp_path / "notify"),

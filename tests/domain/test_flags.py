@@ -1,5 +1,6 @@
 """A scenario for every flag code of table-trace.md: the code, where it sits, and the cards."""
 
+from dealer_assist.domain.flags import FLAGS, NEEDS_DECISION
 from tests.tracebuild import BURN3, Trace, codes
 
 # Player 9H KD = 9, Banker TS 2C = 2: a natural, four cards, Player wins.
@@ -230,3 +231,30 @@ def test_cut_cards_during_the_burn():
     assert s["status"] == "finished" and s["games"] == []
     s = Trace().new_shoe().burn("2S").cut("yellow").burn("KS", "KH").game(*NAT).shoe()
     assert codes(s["games"][0]["flags"]) == ["DEAL_AFTER_LAST_GAME"] and s["games"][0]["status"] == "void"
+
+
+#: The flag table of table-trace.md: code and severity are the contract.
+SPEC_SEVERITY = {
+    "BURN_SHORT": "shoe_void", "BURN_EXCESS": "review", "BURN_MISSING": "review",
+    "UNNEEDED_DRAW": "review", "EARLY_DEAL": "review", "MISSING_DRAW": "review",
+    "MULTI_PULL": "info", "WRONG_POSITION": "review", "CARD_MISMATCH": "void",
+    "EXPOSED_DURING_BETTING": "void", "DROPPED_OPENED": "void", "CARD_OUT_OF_VIEW": "info",
+    "LAST_GAME": "info", "DEAL_AFTER_LAST_GAME": "void", "FOREIGN_CARD": "void",
+    "UNREADABLE_CARD": "review", "DATA_GAP": "review",
+}
+
+
+def test_the_table_holds_every_code_of_the_spec_with_its_severity():
+    assert {code: rule.severity for code, rule in FLAGS.items()} == SPEC_SEVERITY
+
+
+def test_every_flag_has_the_rule_to_show_the_supervisor():
+    assert all(rule.rule.endswith(".") and rule.rule[0].isupper() for rule in FLAGS.values())
+
+
+def test_a_flag_that_waits_for_a_decision_proposes_a_correction_and_no_other_does():
+    for code, rule in FLAGS.items():
+        needs = rule.severity in NEEDS_DECISION
+        assert (rule.correction is not None) == needs, code
+        if rule.correction:
+            assert rule.correction.action in ("accept", "correct", "void"), code

@@ -1,4 +1,4 @@
-"""The regulator's pages, mounted in a small app of the test's own.
+"""The regulator's pages, mounted in the table's app (`create_app`, its exception handlers).
 
 Real parts: the table's SQLite log (read-only), the export and its signature, and the web's
 own sessions and `require` guard. Only the login is skipped: the test makes the sessions
@@ -11,25 +11,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from dealer_assist.domain.house import HouseRules
 from dealer_assist.export.keys import load_private_key, load_public_key
 from dealer_assist.export.verifier import verify_export
-from dealer_assist.export.views import TableRecords
+from dealer_assist.login import UserAccounts
+from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.records import TableRecords
 from dealer_assist.settings import load_paytables
+from dealer_assist.store.log import MemoryEventLog
 from dealer_assist.store.log_range import SqliteLogSource
-from dealer_assist.web.auth import (
-    SESSION_COOKIE,
-    Account,
-    Forbidden,
-    LoginRequired,
-    Sessions,
-    login_url,
-    require,
-)
+from dealer_assist.store.sqlite_log import SqliteEventLog
+from dealer_assist.store.users import UserStore
+from dealer_assist.web.app import create_app
+from dealer_assist.web.auth import SESSION_COOKIE, Account, require
 from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router
+from tests.export.conftest import decision
 
 DAY_PAGE = "/regulator/T1/days/2026-11-29"
 EXPORT = "/regulator/T1/export.zip?from=2026-11-29&to=2026-11-30"
@@ -37,22 +36,12 @@ ROUTES = ["/regulator?month=2026-11", DAY_PAGE, EXPORT]
 
 
 def make_app(records: TableRecords, scratch: Path) -> FastAPI:
-    app = FastAPI()
-    app.state.sessions = Sessions(3600)
-    app.include_router(regulator_router(records, require(*REGULATOR_ROLES, page=True),
-                                        scratch=scratch))
-
-    @app.exception_handler(LoginRequired)
-    async def login_required(request: Request, exc: LoginRequired) -> Response:
-        if exc.page:
-            return RedirectResponse(login_url(exc.next_path), status_code=303)
-        return JSONResponse({"detail": "log in first"}, status_code=401)
-
-    @app.exception_handler(Forbidden)
-    async def forbidden(request: Request, exc: Forbidden) -> Response:
-        return JSONResponse({"detail": str(exc)}, status_code=403)
-
-    return app
+    """The table's app (an idle table, an empty users file) with the regulator's pages."""
+    table = LiveTable(MemoryEventLog(), table_id="T1", house=HouseRules(),
+                      paytables=load_paytables())
+    accounts = UserAccounts(UserStore(scratch.parent / "users.db"))
+    return create_app(table, accounts, routers=[regulator_router(
+        records, require(*REGULATOR_ROLES, page=True), scratch=scratch)])
 
 
 @pytest.fixture
@@ -96,7 +85,7 @@ def test_without_a_session_every_page_sends_to_the_login(client):
 def test_a_dealer_may_not_see_or_export_anything(client, app, scratch, path):
     response = as_role(client, app, "dealer").get(path)
     assert response.status_code == 403
-    assert "for regulators or supervisors only" in response.json()["detail"]
+    assert "for regulators or supervisors only" in response.text
     assert list(scratch.iterdir()) == []  # no export was even written
 
 
@@ -169,3 +158,17 @@ def test_bad_requests_are_named(client, app, scratch, path, status, text):
     assert response.status_code == status
     assert text in response.text
     assert list(scratch.iterdir()) == []
+
+
+def test_what_a_supervisor_typed_shows_as_text_never_as_markup(day_log, client, app):
+    evil = '<script>alert("x")</script>'
+    log = SqliteEventLog(day_log.path, checkpoint_every=500, checkpoint_interval=None)
+    log.append(decision(day_log.events[-1]["ts"], 1, "accept", "S-104", evil, shoe_id="S4"))
+    log.close()
+    page = as_role(client, app, "regulator").get(DAY_PAGE)
+    assert page.status_code == 200
+    assert "<script" not in page.text
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page.text  # decisions, games
+    missing = client.get("/regulator/<script>/days/2026-11-29")
+    assert missing.status_code == 404
+    assert "<script" not in missing.text and "no table &#x27;&lt;script&gt;&#x27;" in missing.text

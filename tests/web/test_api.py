@@ -200,6 +200,26 @@ def test_a_supervisor_resolves_a_flagged_game(client: TestClient, table: LiveTab
     assert client.get("/api/history", params={"shoe": "S1"}).json()[0]["by"] == "sup"
 
 
+def test_what_people_type_shows_as_text_never_as_markup(client: TestClient) -> None:
+    evil = '<script>alert("x")</script>'
+    shown = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"
+    form = client.get("/login")
+    failed = client.post("/login", data={"name": evil, "password": "wrong",
+                                         "csrf": csrf_of(form.text), "next": ""})
+    assert failed.status_code == 401
+    assert "<script" not in failed.text and f'value="{shown}"' in failed.text
+    login(client, "sup")
+    csrf = csrf_of(client.get("/supervisor").text)
+    decision = {"csrf": csrf, "shoe": "S1", "game": "2", "reason": evil}
+    refused = client.post("/supervisor/decide", data={**decision, "action": evil})
+    assert refused.status_code == 400
+    assert "<script" not in refused.text and f">{shown}</textarea>" in refused.text
+    done = client.post("/supervisor/decide", data={**decision, "action": "void"})
+    assert done.status_code == 303
+    history = client.get("/supervisor/history")
+    assert "<script" not in history.text and f"<td>{shown}</td>" in history.text
+
+
 def test_a_correction_is_entered_by_position(client: TestClient, table: LiveTable) -> None:
     login(client, "sup")
     csrf = csrf_of(client.get("/supervisor").text)

@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-from dealer_assist.devices import CameraWatch
+from dealer_assist.devices.camera import CameraWatch
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.settings import ConfigError, load_paytables
@@ -55,6 +55,7 @@ def placed(card: str, up: bool, zone: str) -> Placement:
     return Placement(card, up, zone, (x, y), 0.0, HEIGHT)
 
 
+@pytest.mark.slow
 def test_camera_sightings_reach_the_table_machine(tmp_path: Path, faces: dict) -> None:
     log = MemoryEventLog()
     live = LiveTable(log, table_id="T1", house=HouseRules(), paytables=load_paytables())
@@ -112,6 +113,7 @@ def test_camera_settings_are_checked(tmp_path: Path) -> None:
     assert camera.enabled and camera.deck == tmp_path / "house.deck" and camera.confirm_frames == 2
 
 
+@pytest.mark.slow
 def test_run_starts_the_camera_it_is_configured_with(tmp_path: Path, faces: dict) -> None:
     from dealer_assist.bootstrap import open_table
 

@@ -95,6 +95,7 @@ def start(config: Path, *args: str) -> subprocess.Popen[str]:
                             stderr=subprocess.PIPE, text=True, env=env, cwd=REPO)
 
 
+@pytest.mark.slow
 def test_run_prints_the_address_serves_a_live_table_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     service = start(write_config(tmp_path), "--host", "127.0.0.1")
     try:
@@ -131,6 +132,7 @@ def test_run_prints_the_address_serves_a_live_table_and_stops_on_ctrl_c(tmp_path
     assert (tmp_path / "var" / "T5.events.db").is_file()
 
 
+@pytest.mark.slow
 def test_run_refuses_a_pay_table_the_house_loses_on(tmp_path: Path) -> None:
     losing = PAYTABLES.replace('banker = "0.95:1"', 'banker = "1:1"')
     config = write_config(tmp_path, paytables=losing)

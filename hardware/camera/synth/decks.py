@@ -20,9 +20,8 @@ from xml.etree import ElementTree
 import cv2
 import numpy as np
 
-RANKS = "A23456789TJQK"
-SUITS = "SHDC"
-CODES = tuple(r + s for s in SUITS for r in RANKS)
+from hardware.cards import CODES_BY_SUIT
+
 FACE_HEIGHT = 480
 APT_PACKAGES = ("gnome-cards-data", "kdegames-card-data-kf5", "librsvg2-bin")
 
@@ -187,7 +186,7 @@ def render_design(name: str, cache: Path | None = None, progress: bool = True) -
         scratch = Path(tmp) / "card.png"
         probe = _render_card(design.svg, design.element_id("AS"), 1.0, scratch)
         zoom = 1.15 * FACE_HEIGHT / probe.shape[0]
-        items = [*CODES, "back"]
+        items = [*CODES_BY_SUIT, "back"]
         for i, code in enumerate(items):
             card = _render_card(design.svg, design.element_id(code), zoom, scratch)
             scale = FACE_HEIGHT / card.shape[0]
@@ -204,7 +203,7 @@ def load_faces(name: str, cache: Path | None = None) -> dict[str, np.ndarray]:
     """The 52 faces and `back` of a design as BGRA arrays (rendered first if needed)."""
     folder = render_design(name, cache, progress=False)
     faces = {}
-    for code in [*CODES, "back"]:
+    for code in [*CODES_BY_SUIT, "back"]:
         image = cv2.imread(str(folder / f"{code}.png"), cv2.IMREAD_UNCHANGED)
         if image is None:
             raise MissingCardArt(f"cached card {folder / code}.png is unreadable; delete {folder}")

@@ -12,7 +12,6 @@ import numpy as np
 
 FRAME_SIZE = (1920, 1080)
 CARD_ASPECT = 0.714  # width / height of a poker-size card
-ZONE_NAMES = ("player1", "player2", "player3", "banker1", "banker2", "banker3", "discard")
 
 
 @dataclass(frozen=True)

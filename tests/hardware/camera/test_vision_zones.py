@@ -8,14 +8,14 @@ import pytest
 
 from hardware.camera.synth.layout import zone_rects
 from hardware.camera.zones import ZoneError, Zones, load_zones, zones_to_toml
+from hardware.cards import ZONE_NAMES
 
 REPO = Path(__file__).resolve().parents[3]
-ZONES = ("player1", "player2", "player3", "banker1", "banker2", "banker3", "discard")
 
 
 def test_shipped_calibration_names_every_zone_of_the_trace_spec() -> None:
     zones = load_zones(REPO / "config" / "camera_zones.toml")
-    assert set(zones.polygons) == set(ZONES)
+    assert set(zones.polygons) == set(ZONE_NAMES)
     assert zones.size == (1920, 1080)
 
 
@@ -29,6 +29,7 @@ def test_each_zone_holds_its_own_middle_and_nothing_holds_the_rim() -> None:
 
 def test_calibration_matches_the_generated_layout() -> None:
     zones = load_zones(REPO / "config" / "camera_zones.toml")
+    assert tuple(zone_rects(180)) == ZONE_NAMES
     for name, poly in zone_rects(180).items():
         middle = (float(poly[:, 0].mean()), float(poly[:, 1].mean()))
         assert zones.zone_of(middle) == name
@@ -53,6 +54,8 @@ def test_round_trip_and_scaling(tmp_path: Path) -> None:
         ("[cameras]\nwidth = 3\n[zones]\n", "unknown key(s) cameras"),
         ("[camera]\nwidth = 1920\n", "no [zones] table"),
         ("[zones\n", "not valid TOML"),
+        ("[zones]\nplayer4 = [[0, 0], [9, 0], [9, 9]]\n",
+         "unknown zone 'player4'; the table's zones are player1, player2, player3, banker1, "),
     ],
 )
 def test_bad_calibration_says_what_and_where(tmp_path: Path, text: str, says: str) -> None:

@@ -2,14 +2,26 @@
 and exports to download.
 
 A day's view is exactly what an export of that day holds: the events stamped that day (UTC),
-widened to whole shoes, re-audited (`reaudit`). A ruling made on a later day about a game of
-this day shows in that later day's decisions.
+widened to whole shoes, re-audited (`export.reaudit`). A ruling made on a later day about a
+game of this day shows in that later day's decisions.
+
+Theory of operation. A day's view is a read model, not a fold per page. The log is append-
+only, so a view is fixed by the seqs its day covers (`plan_range`): while they stay the same,
+the view does too. A closed day (a newer shoe has started after it, so its range can no longer
+grow) keeps only its finished view. The open day keeps its re-audit running as well: a page
+feeds it the events appended since the last one and finishes a copy of it. Every shoe of the
+open day stays open in that re-audit (a ruling appended later may still reach any of them),
+and finishing a shoe writes the same rows whenever it happens, so the view equals one re-audit
+of the whole range.
 """
 
 from __future__ import annotations
 
+import copy
 import json
+import sys
 import tempfile
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -19,7 +31,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dealer_assist.domain.paytable import PayTable
-from dealer_assist.export.reaudit import NEEDLES, Reaudit, decision_reach
+from dealer_assist.export.reaudit import Reaudit
 from dealer_assist.export.rows import DECISION_COLUMNS, FLAG_COLUMNS, GAME_COLUMNS, Row
 from dealer_assist.export.source import (
     LogSource,
@@ -41,6 +53,8 @@ class NotSigning(RuntimeError):
 
 @dataclass
 class ShoeView:
+    """One shoe of a day: its settings, its games and its flags, as rows of the export."""
+
     settings: dict[str, Any]
     games: list[dict[str, str]] = field(default_factory=list)
     flags: list[dict[str, str]] = field(default_factory=list)
@@ -56,6 +70,8 @@ class ShoeView:
 
 @dataclass
 class DayView:
+    """A table's day as the regulator reads it: the seqs it covers, its shoes, its decisions."""
+
     table: str
     day: date
     first_seq: int | None = None
@@ -86,8 +102,44 @@ class _Collect:
         self.view.decisions.append(dict(zip(DECISION_COLUMNS, row, strict=True)))
 
 
+class _DayFold:
+    """The re-audit of one day's range, fed as the log grows; every shoe kept open."""
+
+    def __init__(self, table: str, day: date, paytables: dict[str, PayTable],
+                 first_seq: int) -> None:
+        self.first_seq = first_seq
+        self.fed_seq = first_seq - 1
+        #: Shoe number -> the last position a ruling may reach it from: every shoe, always.
+        self._held: dict[int, int] = {}
+        self._rows = _Collect(DayView(table, day))
+        self._reaudit = Reaudit(table, paytables, self._held, self._rows)
+        self.view: DayView | None = None
+
+    def catch_up(self, source: LogSource, last_seq: int) -> DayView:
+        """Feed the events up to `last_seq` not fed yet; the view of first_seq..last_seq."""
+        reaudit = self._reaudit
+        if self.view is None or last_seq > self.fed_seq:
+            for record in source.records(self.fed_seq + 1, last_seq):
+                self._held[reaudit.tracker.count + 1] = sys.maxsize
+                reaudit.feed(record.seq - self.first_seq, record.seq, json.loads(record.body))
+            self.fed_seq = last_seq
+            # Finish a copy, the running fold goes on. Finishing reads the shoes and never
+            # changes them, so the copy shares them (copying every game would cost a re-fold).
+            shared: dict[int, Any] = {id(shoe): shoe for shoe in reaudit.machine.shoes}
+            shared[id(reaudit.paytables)] = reaudit.paytables
+            done, rows = copy.deepcopy((reaudit, self._rows), shared)
+            done.finish()
+            view = rows.view
+            view.first_seq, view.last_seq = self.first_seq, last_seq
+            self.view = view
+        return self.view
+
+
 class TableRecords:
-    """The tables' logs (read-only) and the signing of exports, for the regulator's pages."""
+    """The tables' logs (read-only) and the signing of exports, for the regulator's pages.
+
+    Keeps each day's view once built (see the module doc); thread-safe.
+    """
 
     def __init__(
         self,
@@ -98,6 +150,9 @@ class TableRecords:
         self.logs = dict(logs)
         self.paytables = paytables
         self.signing_key = signing_key
+        self._lock = threading.Lock()
+        #: (table, day) -> the finished view of a closed day, or the running fold of an open one.
+        self._days: dict[tuple[str, date], DayView | _DayFold] = {}
 
     def tables(self) -> list[str]:
         return sorted(self.logs)
@@ -123,20 +178,22 @@ class TableRecords:
     def day(self, table: str, day: date) -> DayView:
         """The shoes, games, flags and decisions of `day` (UTC), as its export holds them."""
         source = self.source(table)
-        view = DayView(table, day)
         try:
             span = plan_range(source, *day_range(day))
         except NothingToExport:
+            return DayView(table, day)
+        closed = span.last_seq < source.head()[0]  # a newer shoe started: the range is final
+        with self._lock:
+            kept = self._days.get((table, day))
+            if isinstance(kept, DayView) and (kept.first_seq, kept.last_seq) == (
+                    span.first_seq, span.last_seq):
+                return kept
+            fold = kept if isinstance(kept, _DayFold) else None
+            if fold is None or fold.first_seq != span.first_seq or fold.fed_seq > span.last_seq:
+                fold = _DayFold(table, day, self.paytables, span.first_seq)
+            view = fold.catch_up(source, span.last_seq)
+            self._days[(table, day)] = view if closed else fold
             return view
-        view.first_seq, view.last_seq = span.first_seq, span.last_seq
-        first = span.first_seq
-        reach = decision_reach((r.seq - first, json.loads(r.body))
-                               for r in source.records(first, span.last_seq, NEEDLES))
-        reaudit = Reaudit(table, self.paytables, reach, _Collect(view))
-        for position, record in enumerate(source.records(first, span.last_seq)):
-            reaudit.feed(position, record.seq, json.loads(record.body))
-        reaudit.finish()
-        return view
 
     def export(self, table: str, start: datetime, end: datetime, folder: Path) -> Written:
         """Write the signed export of [start, end) into `folder`; NotSigning without a key."""
@@ -149,4 +206,3 @@ class TableRecords:
         out = Path(tempfile.mkdtemp(prefix="export-", dir=folder)) / name
         return write_export(source, span, table=table, out=out, key=key,
                             paytables=self.paytables)
-
