@@ -6,6 +6,8 @@ Input may spell the ten `10` (`10D`); the canonical code always uses `T`.
 
 from __future__ import annotations
 
+from dealer_assist.domain.excerpt import shown
+
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 
@@ -34,12 +36,12 @@ def parse_card(text: object) -> str:
     if code is not None:
         return code
     if not isinstance(text, str):
-        raise CardError(f"a card code must be a string, got {text!r}")
+        raise CardError(f"a card code must be a string, got {shown(text)}")
     upper = text.strip().upper()
     if upper in _CANONICAL and upper != text:
-        raise CardError(f"bad card code {text!r}: write it {_CANONICAL[upper]!r} (upper case, no spaces)")
+        raise CardError(f"bad card code {shown(text)}: write it {_CANONICAL[upper]!r} (upper case, no spaces)")
     raise CardError(
-        f"bad card code {text!r}: expected a rank of {' '.join(RANKS)} (or 10) "
+        f"bad card code {shown(text)}: expected a rank of {' '.join(RANKS)} (or 10) "
         f"followed by a suit of {' '.join(SUITS)}, e.g. 'QS' or 'TD'"
     )
 

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar, NamedTuple, cast
 
 from dealer_assist.domain.cards import CARD_VALUE, CardError, parse_card
+from dealer_assist.domain.excerpt import shown
 from dealer_assist.domain.house import HouseRules, SettingsError
 from dealer_assist.domain.rules import ZONES
 
@@ -234,28 +235,28 @@ def _card(obj: dict[str, Any], key: str = "card") -> str:
 def _choice(obj: dict[str, Any], key: str, allowed: tuple[str, ...] | frozenset[str]) -> str:
     v = obj.get(key)
     if v not in allowed:
-        raise TraceError(f"field {key!r} must be one of {', '.join(sorted(allowed))}, got {v!r}")
+        raise TraceError(f"field {key!r} must be one of {', '.join(sorted(allowed))}, got {shown(v)}")
     return v  # type: ignore[return-value]
 
 
 def _int(obj: dict[str, Any], key: str, low: int = 0) -> int:
     v = obj.get(key)
     if not isinstance(v, int) or isinstance(v, bool) or v < low:
-        raise TraceError(f"field {key!r} must be a whole number >= {low}, got {v!r}")
+        raise TraceError(f"field {key!r} must be a whole number >= {low}, got {shown(v)}")
     return v
 
 
 def _text(obj: dict[str, Any], key: str) -> str:
     v = obj.get(key)
     if not isinstance(v, str) or not v.strip():
-        raise TraceError(f"field {key!r} must be a non-empty string, got {v!r}")
+        raise TraceError(f"field {key!r} must be a non-empty string, got {shown(v)}")
     return v
 
 
 def _bool(obj: dict[str, Any], key: str, default: bool) -> bool:
     v = obj.get(key, default)
     if not isinstance(v, bool):
-        raise TraceError(f"field {key!r} must be true or false, got {v!r}")
+        raise TraceError(f"field {key!r} must be true or false, got {shown(v)}")
     return v
 
 
@@ -267,7 +268,7 @@ def _new_shoe(ts: str, src: str, obj: dict[str, Any]) -> Event:
         raise TraceError(str(e)) from None
     shoe_id = obj.get("shoe_id", "")
     if not isinstance(shoe_id, str | int) or isinstance(shoe_id, bool):
-        raise TraceError(f"field 'shoe_id' must be a string, got {shoe_id!r}")
+        raise TraceError(f"field 'shoe_id' must be a string, got {shown(shoe_id)}")
     return ShoeLoaded(ts, src, str(shoe_id), house)
 
 
@@ -285,7 +286,7 @@ def _card_lost(ts: str, src: str, obj: dict[str, Any]) -> Event:
 def _cards(obj: dict[str, Any], key: str) -> tuple[str, ...]:
     v = obj.get(key)
     if not isinstance(v, list) or not 0 < len(v) <= 3:
-        raise TraceError(f"field {key!r} must be a list of 1 to 3 card codes, got {v!r}")
+        raise TraceError(f"field {key!r} must be a list of 1 to 3 card codes, got {shown(v)}")
     try:
         return tuple(parse_card(c) for c in v)
     except CardError as e:
@@ -326,11 +327,11 @@ EVENT_TYPES = frozenset(_PARSERS) | NOTED_TYPES
 def _timestamp(obj: dict[str, Any]) -> str:
     ts = obj.get("ts")
     if not isinstance(ts, str):
-        raise TraceError("missing field 'ts'" if ts is None else f"field 'ts' must be a string, got {ts!r}")
+        raise TraceError("missing field 'ts'" if ts is None else f"field 'ts' must be a string, got {shown(ts)}")
     try:
         datetime.fromisoformat(ts)
     except ValueError:
-        raise TraceError(f"field 'ts' is not an ISO 8601 time: {ts!r}") from None
+        raise TraceError(f"field 'ts' is not an ISO 8601 time: {shown(ts)}") from None
     return ts
 
 
@@ -357,13 +358,14 @@ def parse_event(obj: Any) -> Event:
     ts = _timestamp(obj)
     src = obj.get("src")
     if not isinstance(src, str) or not src:
-        raise TraceError("missing field 'src'" if src is None else f"field 'src' must be a string, got {src!r}")
+        raise TraceError("missing field 'src'" if src is None else f"field 'src' must be a string, got {shown(src)}")
     kind = obj.get("type")
-    parser = _PARSERS.get(kind)  # type: ignore[arg-type]
+    if not isinstance(kind, str):
+        raise TraceError("missing field 'type'" if kind is None
+                         else f"field 'type' must be a string, got {shown(kind)}")
+    parser = _PARSERS.get(kind)
     if parser is not None:
         return parser(ts, src, obj)
-    if kind is None:
-        raise TraceError("missing field 'type'")
     if kind in NOTED_TYPES:
         return Noted(ts, src, kind, tuple((k, v) for k, v in obj.items() if k not in ("ts", "src", "type")))
-    raise TraceError(f"unknown event type {kind!r}; known: {', '.join(sorted(EVENT_TYPES))}")
+    raise TraceError(f"unknown event type {shown(kind)}; known: {', '.join(sorted(EVENT_TYPES))}")

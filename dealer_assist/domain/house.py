@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from dealer_assist.domain.excerpt import shown
 from dealer_assist.domain.rules import VARIANTS
 
 
@@ -27,17 +28,17 @@ class HouseRules:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.decks, int) and not isinstance(self.decks, bool) and 1 <= self.decks <= 16):
-            raise SettingsError(f"decks must be a whole number from 1 to 16, got {self.decks!r}")
+            raise SettingsError(f"decks must be a whole number from 1 to 16, got {shown(self.decks)}")
         if self.variant not in VARIANTS:
-            raise SettingsError(f"variant must be one of {', '.join(VARIANTS)}, got {self.variant!r}")
+            raise SettingsError(f"variant must be one of {', '.join(VARIANTS)}, got {shown(self.variant)}")
         if not isinstance(self.burn_after_each_game, bool):
             raise SettingsError(
-                f"burn_after_each_game must be true or false, got {self.burn_after_each_game!r}"
+                f"burn_after_each_game must be true or false, got {shown(self.burn_after_each_game)}"
             )
         for name in ("super7_window", "ace_burns"):
             v = getattr(self, name)
             if not (isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 1000):
-                raise SettingsError(f"{name} must be a whole number from 0 to 1000, got {v!r}")
+                raise SettingsError(f"{name} must be a whole number from 0 to 1000, got {shown(v)}")
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any], where: str = "house settings") -> HouseRules:

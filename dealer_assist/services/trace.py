@@ -44,6 +44,8 @@ def _exact_event(number: int, line: str | bytes) -> Event | None:
     """The event of a line read by `json.loads`; None for a blank line; TraceLineError if bad."""
     try:
         return parse_event(json.loads(line))
+    except RecursionError:  # orjson refused it at 1,024 levels; json.loads runs out of stack
+        raise TraceLineError(number, "not valid JSON (nested too deep)") from None
     except ValueError as e:  # JSONDecodeError and TraceError alike
         if not line.strip():
             return None

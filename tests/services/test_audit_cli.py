@@ -102,3 +102,21 @@ def test_json_keeps_to_the_contract_and_says_what_it_ignored_on_stderr():
     shoe = json.loads(r.stdout)["shoes"][0]
     assert set(shoe) == {"shoe_id", "decks", "variant", "burn_after_each_game", "status", "burn",
                          "flags", "games"}
+
+
+@pytest.mark.parametrize("nested", ["[" * 100_000 + "]" * 100_000,
+                                    '{"a":' * 3_000 + "1" + "}" * 3_000],
+                         ids=["a list 100,000 deep", "an object 3,000 deep"])
+def test_json_nested_too_deep_is_a_malformed_line_not_a_traceback(nested: str):
+    r = audit("-", "--json", stdin=OK + "\n" + nested + "\n")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == "dealer-assist audit: standard input, line 2: not valid JSON (nested too deep)\n"
+
+
+@pytest.mark.parametrize("field", ["card", "type", "ts"])
+def test_a_huge_bad_value_is_quoted_as_a_short_excerpt(field: str):
+    event = {"ts": "2026-11-29T10:00:01.000Z", "src": "shoe", "type": "card", "card": "QS"}
+    event[field] = "X" * 5_000_000
+    r = audit("-", stdin=OK + "\n" + json.dumps(event) + "\n")
+    assert r.returncode == 2 and "line 2:" in r.stderr
+    assert len(r.stderr) < 400 and "XXX...XXX" in r.stderr
