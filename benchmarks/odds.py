@@ -28,8 +28,8 @@ from dealer_assist.analysis.deal_tables import deal_tables  # noqa: E402
 from dealer_assist.analysis.edge import BetValues  # noqa: E402
 from dealer_assist.analysis.odds import shoe_odds  # noqa: E402
 from dealer_assist.analysis.surveillance import SideBetWatcher  # noqa: E402
+from dealer_assist.config import load_paytables  # noqa: E402
 from dealer_assist.domain.cards import RANKS  # noqa: E402
-from dealer_assist.settings import load_paytables  # noqa: E402
 
 GOAL_MS = 0.2
 CPP_MS = (0.24, 0.81)

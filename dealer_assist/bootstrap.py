@@ -33,6 +33,7 @@ from dealer_assist.analysis.paytable_check import (
     format_paytable_report,
 )
 from dealer_assist.analysis.surveillance import SideBetWatcher
+from dealer_assist.config import ConfigError, TableConfig, load_paytables
 from dealer_assist.devices.camera import CameraWatch
 from dealer_assist.devices.shoe import BuiltInShoe, ShoeFeed
 from dealer_assist.domain.events import Event
@@ -43,11 +44,9 @@ from dealer_assist.export.keys import signing_key_from_environment
 from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.records import TableRecords
-from dealer_assist.settings import ConfigError, load_paytables
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.sqlite_log import SqliteEventLog
 from dealer_assist.store.users import UserStore
-from dealer_assist.table_config import TableConfig
 from dealer_assist.web.app import WebSettings, create_app
 from dealer_assist.web.auth import require
 from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router

@@ -14,7 +14,7 @@ import pytest
 
 from dealer_assist.bootstrap import StartError, open_table
 from dealer_assist.cli import main
-from dealer_assist.table_config import load_table_config
+from dealer_assist.config import load_table_config
 from hardware.camera.deck import DeckModel
 from hardware.camera.zones import ZoneError, load_zones
 from tests.cardart import faces_or_skip

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer_assist.commands import CommandFailed, audit_trace
-from dealer_assist.settings import ConfigError, load_paytables
+from dealer_assist.config import ConfigError, load_paytables
 
 WINNER = {"player": "PLAYER", "banker": "BANKER", "tie": "TIE", None: "-"}
 

@@ -10,6 +10,7 @@ from typing import Any
 from tqdm import tqdm
 
 from dealer_assist.commands import CommandFailed
+from dealer_assist.config import ConfigError, load_paytables
 from dealer_assist.export.keys import (
     ENV_SIGNING_KEY,
     KeyProblem,
@@ -18,7 +19,6 @@ from dealer_assist.export.keys import (
 )
 from dealer_assist.export.source import parse_when, plan_range
 from dealer_assist.export.writer import LogTampered, write_export
-from dealer_assist.settings import ConfigError, load_paytables
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.sqlite_log import NotAnEventLog
 

@@ -18,8 +18,8 @@ from dealer_assist.analysis.composition import (
 from dealer_assist.analysis.edge import BetValues
 from dealer_assist.analysis.odds import ShoeOdds, shoe_odds
 from dealer_assist.analysis.paytable_check import describe_pay
+from dealer_assist.config import ConfigError, load_paytables
 from dealer_assist.domain.rules import VARIANTS
-from dealer_assist.settings import ConfigError, load_paytables
 
 _HELP = """\
 Print the exact odds of the next game dealt from a shoe (no simulation): Banker, Player and

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dealer_assist.commands import audit_trace
+from dealer_assist.config import ConfigError
 from dealer_assist.domain.roads import (
     BigRoadCell,
     Roads,
@@ -18,7 +19,6 @@ from dealer_assist.domain.roads import (
     roads,
     streaks,
 )
-from dealer_assist.settings import ConfigError
 
 HELP = """\
 Replay a table trace (JSON Lines, table-trace.md) and print the five roads of one shoe, from

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from dealer_assist import logs
-from dealer_assist.settings import ConfigError
+from dealer_assist.config import ConfigError, load_table_config
 from dealer_assist.systemd_notify import Notifier, table_problem
-from dealer_assist.table_config import load_table_config
 
 DEFAULT_CONFIG = Path("config/table.toml")
 

@@ -11,8 +11,8 @@ import logging
 import threading
 from typing import Any
 
+from dealer_assist.config import CameraConfig
 from dealer_assist.services.live_table import LiveTable, Refused
-from dealer_assist.table_config import CameraConfig
 from hardware.camera.deck import DeckModel
 from hardware.camera.feed import CameraFeed, run_feed
 from hardware.camera.recognize import Recognizer

@@ -14,6 +14,7 @@ import random
 import threading
 from collections.abc import Callable
 
+from dealer_assist.config import ShoeConfig
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.services.live_table import LiveTable, Refused
 from dealer_assist.services.shoe_deal import (
@@ -24,7 +25,6 @@ from dealer_assist.services.shoe_deal import (
     DealtShoe,
     deal_shoe_detailed,
 )
-from dealer_assist.table_config import ShoeConfig
 from hardware.shoe.adapters import gap_event
 from hardware.shoe.adapters.reference import message_for
 from hardware.shoe.emulator import ShoeEmulator, Step

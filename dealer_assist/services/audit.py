@@ -6,11 +6,11 @@ import gc
 from collections.abc import Iterable
 from typing import Any
 
+from dealer_assist.config import load_paytables
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.report import shoe_view
 from dealer_assist.domain.table import TableMachine
 from dealer_assist.services.trace import for_each_event, line_number
-from dealer_assist.settings import load_paytables
 
 
 def replay(lines: Iterable[str | bytes]) -> tuple[TableMachine, list[int]]:

@@ -17,8 +17,8 @@ import pytest
 from dealer_assist.analysis.deal_tables import CARDS_AXIS
 from dealer_assist.analysis.edge import BetValues
 from dealer_assist.analysis.odds import shoe_odds
+from dealer_assist.config import load_paytables
 from dealer_assist.domain.paytable import paytable_from_mapping
-from dealer_assist.settings import load_paytables
 
 RANKS = "A23456789TJQK"
 VALUE = {

@@ -9,7 +9,7 @@ import pytest
 from dealer_assist.analysis.composition import full_shoe
 from dealer_assist.analysis.edge import BetValues, house_edges
 from dealer_assist.analysis.odds import shoe_odds
-from dealer_assist.settings import load_paytables
+from dealer_assist.config import load_paytables
 
 PAYTABLES = load_paytables()
 

@@ -16,7 +16,7 @@ from dealer_assist.analysis.paytable_check import (
     enforce_paytables,
     format_paytable_report,
 )
-from dealer_assist.settings import DEFAULT_PAYTABLES, load_paytables
+from dealer_assist.config import DEFAULT_PAYTABLES, load_paytables
 
 
 def tables_with(tmp_path: Path, variant: str, bet: str, pay: str):

@@ -10,8 +10,8 @@ import pytest
 
 from dealer_assist.analysis.composition import CompositionError
 from dealer_assist.analysis.surveillance import SideBetWatcher
+from dealer_assist.config import load_paytables
 from dealer_assist.domain.cards import RANKS
-from dealer_assist.settings import load_paytables
 
 PAYTABLES = load_paytables()
 

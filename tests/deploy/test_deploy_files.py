@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from dealer_assist.table_config import load_table_config
+from dealer_assist.config import load_table_config
 from tests.web.test_run import REPO, write_config
 
 DEPLOY = REPO / "deploy"

@@ -8,13 +8,12 @@ import time
 
 import pytest
 
+from dealer_assist.config import ShoeConfig, load_paytables
 from dealer_assist.devices.shoe import BuiltInShoe, ShoeFeed, shoe_frames
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.shoe_deal import PACE, SQUEEZE, deal_shoe_detailed
-from dealer_assist.settings import load_paytables
 from dealer_assist.store.log import MemoryEventLog
-from dealer_assist.table_config import ShoeConfig
 from hardware.shoe.protocol import Button, Card, CutCard
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
+from dealer_assist.config import ConfigError, load_paytables
 from dealer_assist.domain.paytable import PayTableError, paytable_from_mapping
-from dealer_assist.settings import ConfigError, load_paytables
 from tests.tracebuild import BURN3, Trace
 
 

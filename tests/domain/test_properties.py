@@ -6,11 +6,11 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dealer_assist.config import load_paytables
 from dealer_assist.domain.next_action import next_action
 from dealer_assist.domain.report import shoe_view
 from dealer_assist.domain.table import TableMachine
 from dealer_assist.services.trace import read_events
-from dealer_assist.settings import load_paytables
 from tests.tracebuild import Trace
 
 PAYTABLES = load_paytables()

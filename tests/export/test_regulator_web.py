@@ -14,13 +14,13 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from dealer_assist.config import load_paytables
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.export.keys import load_private_key, load_public_key
 from dealer_assist.export.verifier import verify_export
 from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.records import TableRecords
-from dealer_assist.settings import load_paytables
 from dealer_assist.store.log import MemoryEventLog
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.sqlite_log import SqliteEventLog

@@ -12,10 +12,10 @@ import pytest
 from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
 
+from dealer_assist.config import load_paytables
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
-from dealer_assist.settings import load_paytables
 from dealer_assist.store.log import MemoryEventLog
 from dealer_assist.store.users import UserStore
 from dealer_assist.web.app import create_app

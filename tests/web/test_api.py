@@ -318,8 +318,8 @@ def test_the_console_stream_needs_a_supervisor(server: ServerThread, table: Live
 
 
 def test_an_empty_table_shows_an_empty_display() -> None:
+    from dealer_assist.config import load_paytables
     from dealer_assist.domain.house import HouseRules
-    from dealer_assist.settings import load_paytables
 
     empty = LiveTable(MemoryEventLog(), table_id="T2", house=HouseRules(),
                       paytables=load_paytables())

@@ -18,10 +18,9 @@ from typing import Any
 import pytest
 
 from dealer_assist.bootstrap import ServerThread, Table, open_table
+from dealer_assist.config import DEFAULT_PAYTABLES, ShoeConfig, SurveillanceConfig, TableConfig
 from dealer_assist.services.audit import audit_lines
-from dealer_assist.settings import DEFAULT_PAYTABLES
 from dealer_assist.store.users import UserStore
-from dealer_assist.table_config import ShoeConfig, SurveillanceConfig, TableConfig
 from hardware.shoe.protocol import Button, Card, Heartbeat, Message, encode
 from hardware.shoe.transport import PtyTransport
 from tests.web.conftest import CHEAP, PASSWORD, ROLES

@@ -13,12 +13,11 @@ import cv2
 import numpy as np
 import pytest
 
+from dealer_assist.config import CameraConfig, ConfigError, load_paytables, load_table_config
 from dealer_assist.devices.camera import CameraWatch
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.services.live_table import LiveTable
-from dealer_assist.settings import ConfigError, load_paytables
 from dealer_assist.store.log import MemoryEventLog
-from dealer_assist.table_config import CameraConfig, load_table_config
 from hardware.camera.deck import DeckModel
 from hardware.camera.synth.layout import Placement, zone_slot
 from hardware.camera.synth.scene import make_table, render

@@ -12,8 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from dealer_assist.settings import ConfigError
-from dealer_assist.table_config import load_table_config
+from dealer_assist.config import ConfigError, load_table_config
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "config" / "table.toml"

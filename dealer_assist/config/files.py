@@ -1,6 +1,6 @@
-"""Typed configuration from TOML. Unknown keys fail at start-up, naming the file and key.
+"""Reading configuration files: TOML in, a `ConfigError` naming the file and the key out.
 
-Secrets never live here: they come from the environment (see each setting's doc).
+Unknown keys fail at start-up. Secrets never live here: they come from the environment.
 """
 
 from __future__ import annotations
@@ -10,11 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from dealer_assist.domain.house import HouseRules, SettingsError
-from dealer_assist.domain.paytable import PayTable, PayTableError, paytables_from_mapping
-
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-CONFIG_DIR = PROJECT_ROOT / "config"
-DEFAULT_PAYTABLES = CONFIG_DIR / "paytables.toml"
 
 
 class ConfigError(ValueError):
@@ -29,15 +24,6 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: no such configuration file") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
-
-
-def load_paytables(path: Path | None = None) -> dict[str, PayTable]:
-    """The pay tables of every variant, validated; `path` defaults to the shipped tables."""
-    path = path or DEFAULT_PAYTABLES
-    try:
-        return paytables_from_mapping(read_toml(path))
-    except PayTableError as e:
-        raise ConfigError(f"{path}: {e}") from None
 
 
 def house_rules(raw: dict[str, Any], path: Path) -> HouseRules:

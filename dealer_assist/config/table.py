@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dealer_assist.config.files import ConfigError, check_keys, house_rules, read_toml
 from dealer_assist.domain.house import HouseRules
-from dealer_assist.settings import ConfigError, check_keys, house_rules, read_toml
 
 EMULATOR = "emulator"
 TABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
