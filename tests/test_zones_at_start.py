@@ -53,7 +53,6 @@ def table_file(tmp_path: Path, zones: Path) -> Path:
 id = "T7"
 database = "var/T7.events.db"
 users = "var/users.db"
-paytables = "{REPO / 'config' / 'paytables.toml'}"
 [camera]
 enabled = true
 source = "{tmp_path / 'frames'}"

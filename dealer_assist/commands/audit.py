@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from dealer_assist.commands import CommandFailed, audit_trace
 from dealer_assist.config import ConfigError, load_paytables
 
+#: One 8-deck shoe dealt by the rules with an unneeded draw and a missed draw: `--sample`.
+SAMPLE = resources.files(__package__).joinpath("sample_shoe.jsonl")
 WINNER = {"player": "PLAYER", "banker": "BANKER", "tie": "TIE", None: "-"}
 
 
@@ -21,13 +24,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Replay a table trace (JSON Lines, table-trace.md) through the table machine and report "
             "every shoe and game: cards by position, totals, winner, winning bets, flags and review "
-            "status. Exit status 0 whatever the flags; 2 if a line is malformed (the message names it)."
+            "status. Exit status 0 whatever the flags; 2 if a line is malformed (the message names it). "
+            "--sample audits a shoe shipped with the package: 80 games, two of them misdealt."
         ),
     )
-    p.add_argument("trace", help="trace file (JSON Lines), or - for standard input")
+    p.add_argument("trace", nargs="?", help="trace file (JSON Lines), or - for standard input")
+    p.add_argument("--sample", action="store_true",
+                   help="audit the sample shoe shipped with the package instead of a TRACE")
     p.add_argument("--json", action="store_true", help="print one JSON object (the audit contract)")
     p.add_argument("--paytable", type=Path, default=None,
-                   help="pay tables TOML (default: config/paytables.toml)")
+                   help="pay tables TOML (default: the shipped pay tables)")
     p.set_defaults(func=run)
 
 
@@ -62,11 +68,17 @@ def render_table(report: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.sample == (args.trace is not None):
+        raise CommandFailed("give a TRACE file (- for standard input) or --sample, one of the two")
     try:
         paytables = load_paytables(args.paytable)
     except ConfigError as e:
         raise CommandFailed(str(e)) from None
-    report = audit_trace(args.trace, paytables)
+    if args.sample:
+        with resources.as_file(SAMPLE) as path:
+            report = audit_trace(str(path), paytables)
+    else:
+        report = audit_trace(args.trace, paytables)
     if args.json:
         # stdout keeps to the contract exactly; what was ignored is said on stderr
         for problem in report.pop("ignored", []):

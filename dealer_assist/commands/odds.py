@@ -51,7 +51,7 @@ def register(subparsers: Any) -> None:
         "--paytable",
         type=Path,
         metavar="FILE",
-        help="pay tables TOML (default: the shipped config/paytables.toml)",
+        help="pay tables TOML (default: the pay tables shipped with the package)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.add_argument("--exact", action="store_true", help="exact fractions (JSON: strings 'a/b')")

@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from tqdm import tqdm
+
 from dealer_assist.domain.house import HouseRules, SettingsError
 from dealer_assist.domain.rules import VARIANTS
 from dealer_assist.services.shoe_deal import MISTAKES, DealError, deal_shoe_detailed, parse_mistake
@@ -71,18 +73,14 @@ def run_decode(args: argparse.Namespace) -> int:
         _say(f"cannot read capture {args.capture}: {e.strerror}")
         return 2
     total = 0 if args.capture == "-" else Path(args.capture).stat().st_size
-    show = sys.stderr.isatty() and total > _PROGRESS_OVER
-    done = 0
-    with source:
+    bar = tqdm(total=total, unit="B", unit_scale=True, desc="decoded", file=sys.stderr,
+               disable=not sys.stderr.isatty() or total <= _PROGRESS_OVER)
+    with source, bar:
         while chunk := source.read(_CHUNK):
             out.writelines(_dumps(item) + "\n" for item in adapter.feed(chunk))
-            done += len(chunk)
-            if show and done % (1 << 24) < _CHUNK:
-                print(f"\rdecoded {done >> 20} of {total >> 20} MiB", end="", file=sys.stderr)
+            bar.update(len(chunk))
     out.writelines(_dumps(item) + "\n" for item in adapter.flush())
     out.flush()
-    if show:
-        print(f"\rdecoded {total >> 20} of {total >> 20} MiB", file=sys.stderr)
     return 0
 
 

@@ -6,6 +6,7 @@ Unknown keys fail at start-up. Secrets never live here: they come from the envir
 from __future__ import annotations
 
 import tomllib
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,8 @@ class ConfigError(ValueError):
     """A configuration file that cannot be used; the message names the file and the problem."""
 
 
-def read_toml(path: Path) -> dict[str, Any]:
+def read_toml(path: Traversable) -> dict[str, Any]:
+    """The file's settings: a file on disk (a `Path`) or one shipped in the package."""
     try:
         with path.open("rb") as f:
             return tomllib.load(f)

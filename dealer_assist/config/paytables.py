@@ -1,17 +1,21 @@
-"""The pay tables of every variant: the shipped ones, or a table's own file."""
+"""The pay tables of every variant: the shipped ones, or a table's own file.
+
+The shipped tables (`paytables.toml`, the spec's) are package data beside this module, read with
+`importlib.resources`, so an installed wheel finds them from any working directory.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+from importlib import resources
+from importlib.resources.abc import Traversable
 
 from dealer_assist.config.files import ConfigError, read_toml
 from dealer_assist.domain.paytable import PayTable, PayTableError, paytables_from_mapping
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_PAYTABLES = PROJECT_ROOT / "config" / "paytables.toml"
+DEFAULT_PAYTABLES: Traversable = resources.files(__package__).joinpath("paytables.toml")
 
 
-def load_paytables(path: Path | None = None) -> dict[str, PayTable]:
+def load_paytables(path: Traversable | None = None) -> dict[str, PayTable]:
     """The pay tables of every variant, validated; `path` defaults to the shipped tables."""
     path = path or DEFAULT_PAYTABLES
     try:

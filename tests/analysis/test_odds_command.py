@@ -9,6 +9,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from dealer_assist.cli import main
+from dealer_assist.config import DEFAULT_PAYTABLES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,7 +54,7 @@ def test_exact_json_for_one_deck(capsys):
 
 
 def test_custom_pay_table_file(capsys, tmp_path):
-    text = (REPO / "config" / "paytables.toml").read_text().replace('tie = "8:1"', 'tie = "9:1"', 1)
+    text = DEFAULT_PAYTABLES.read_text().replace('tie = "8:1"', 'tie = "9:1"', 1)
     path = tmp_path / "tables.toml"
     path.write_text(text)
     status, out, _ = run(capsys, "--paytable", str(path), "--json")

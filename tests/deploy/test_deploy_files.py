@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from dealer_assist.config import load_table_config
+from dealer_assist.config import DEFAULT_PAYTABLES, load_table_config
 from tests.web.test_run import REPO, write_config
 
 DEPLOY = REPO / "deploy"
@@ -76,7 +76,7 @@ def test_the_example_config_names_the_shoe_as_the_udev_rule_does_and_sits_behind
     assert group == unit("dealer-assist@.service")["Group"]
     assert config.database == Path("/var/lib/dealer-assist/T1.events.db")
     assert config.web.secure_cookies and config.web.host == "127.0.0.1"
-    assert config.paytables == REPO / "config" / "paytables.toml"
+    assert config.paytables == DEFAULT_PAYTABLES
 
 
 def free_port() -> int:

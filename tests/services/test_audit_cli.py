@@ -120,3 +120,17 @@ def test_a_huge_bad_value_is_quoted_as_a_short_excerpt(field: str):
     r = audit("-", stdin=OK + "\n" + json.dumps(event) + "\n")
     assert r.returncode == 2 and "line 2:" in r.stderr
     assert len(r.stderr) < 400 and "XXX...XXX" in r.stderr
+
+
+def test_the_sample_shoe_ships_with_the_package_and_shows_its_misdeals():
+    r = audit("--sample")
+    games = [line for line in r.stdout.splitlines() if " P " in line and " B " in line]
+    assert r.returncode == 0 and r.stdout.startswith("shoe SAMPLE-1: standard, 8 decks, finished")
+    assert len(games) == 80
+    assert [g.split()[0] for g in games if "UNNEEDED_DRAW" in g or "MISSING_DRAW" in g] == ["16", "17"]
+
+
+@pytest.mark.parametrize("args", [(), ("--sample", "-")])
+def test_audit_wants_a_trace_or_the_sample_not_both(args):
+    r = audit(*args)
+    assert r.returncode == 2 and "a TRACE file (- for standard input) or --sample" in r.stderr

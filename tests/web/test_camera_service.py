@@ -117,14 +117,12 @@ def test_run_starts_the_camera_it_is_configured_with(tmp_path: Path, faces: dict
     from dealer_assist.bootstrap import open_table
 
     camera = camera_files(tmp_path, faces, [[placed("KD", False, "player1")]] * 4)
-    repo = Path(__file__).resolve().parents[2]
     path = tmp_path / "table.toml"
     path.write_text(f"""
 [table]
 id = "T7"
 database = "var/T7.events.db"
 users = "var/users.db"
-paytables = "{repo / 'config' / 'paytables.toml'}"
 [camera]
 enabled = true
 source = "{camera.source}"

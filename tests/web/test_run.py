@@ -12,11 +12,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from dealer_assist.config import ConfigError, load_table_config
+from dealer_assist.config import DEFAULT_PAYTABLES, ConfigError, load_table_config
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "config" / "table.toml"
-PAYTABLES = (REPO / "config" / "paytables.toml").read_text(encoding="utf-8")
+PAYTABLES = DEFAULT_PAYTABLES.read_text(encoding="utf-8")
 
 
 def write_config(tmp_path: Path, extra: str = "", paytables: str = PAYTABLES,
@@ -48,7 +48,7 @@ def test_the_shipped_config_loads() -> None:
     config = load_table_config(SHIPPED)
     assert config.shoe.emulated and not config.camera.enabled
     assert config.database == REPO / "var" / "T1.events.db"  # relative to config/, in var/
-    assert config.paytables == REPO / "config" / "paytables.toml"
+    assert config.paytables == DEFAULT_PAYTABLES  # it names none: the shipped ones
 
 
 @pytest.mark.parametrize("extra, problem", [

@@ -19,6 +19,7 @@ from xml.etree import ElementTree
 
 import cv2
 import numpy as np
+import platformdirs
 
 from hardware.cards import CODES_BY_SUIT
 
@@ -116,11 +117,12 @@ def missing_card_art(names: tuple[str, ...] = tuple(DESIGNS)) -> str | None:
 
 
 def default_cache() -> Path:
-    """The cache folder: $DEALER_ASSIST_CARD_CACHE, else `var/cards` in the repository."""
+    """The cache folder: $DEALER_ASSIST_CARD_CACHE, else `cards` in the user's cache folder
+    (`~/.cache/dealer-assist/cards` on Linux): never inside the installed package."""
     env = os.environ.get("DEALER_ASSIST_CARD_CACHE")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[3] / "var" / "cards"
+    return Path(platformdirs.user_cache_dir("dealer-assist")) / "cards"
 
 
 def _rsvg(svg: Path, element: str, zoom: float, out: Path) -> np.ndarray:

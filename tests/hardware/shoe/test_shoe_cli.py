@@ -127,3 +127,25 @@ def test_listen_stops_on_time_and_reports_a_missing_port(
     status = json.loads(out.splitlines()[0])
     assert status["type"] == "link_status" and status["status"] == "down"
     assert "cannot open" in json.loads(err.splitlines()[0])["reason"]
+
+
+def test_decode_shows_a_bar_on_a_terminal_and_none_in_a_pipe(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    import dealer_assist.commands.shoe as shoe
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    capture = tmp_path / "shoe.cap"
+    capture.write_bytes(CAPTURE)
+    monkeypatch.setattr(shoe, "_PROGRESS_OVER", 0)  # every capture counts as big
+    assert main(["shoe", "decode", str(capture)]) == 0  # standard error is no terminal here
+    assert capsys.readouterr().err == ""
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["shoe", "decode", str(capture)]) == 0
+    assert "decoded" in terminal.getvalue() and "100%" in terminal.getvalue()
+    matches(capsys.readouterr().out.splitlines())

@@ -1,0 +1,147 @@
+"""The package as an operator installs it: a wheel built from the repository, installed with its
+declared dependencies into a fresh virtual environment outside the checkout, and its commands run
+from a folder of their own. The editable install of the test suite hides what a wheel lacks
+(package data, a file read from the source tree, an undeclared dependency); this finds it.
+
+The packages come from pip's configured index, as they do for an operator.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.timeout(900)  # a wheel built, a fresh environment installed
+
+
+def _name(distribution: str) -> str:
+    return re.sub(r"[-_.]+", "-", distribution).lower()
+
+
+def test_every_library_imported_is_a_declared_dependency() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {_name(re.split(r"[<>=!~;\[ ]", d, maxsplit=1)[0]) for d in project["dependencies"]}
+    imported: dict[str, Path] = {}
+    for path in [*REPO.glob("dealer_assist/**/*.py"), *REPO.glob("hardware/**/*.py")]:
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            imported.update((n.split(".")[0], path) for n in names)
+    ours = {"dealer_assist", "hardware", *sys.stdlib_module_names}
+    provided = packages_distributions()
+    undeclared = {module: str(path.relative_to(REPO)) for module, path in imported.items()
+                  if module not in ours
+                  and not declared & {_name(d) for d in provided.get(module, [])}}
+    assert not undeclared, f"imported, not in pyproject's dependencies: {undeclared}"
+
+
+def test_the_card_cache_is_in_the_users_cache_folder_not_the_package(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hardware.camera.synth.decks import default_cache
+
+    monkeypatch.delenv("DEALER_ASSIST_CARD_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert default_cache() == tmp_path / "cache" / "dealer-assist" / "cards"
+    monkeypatch.setenv("DEALER_ASSIST_CARD_CACHE", str(tmp_path / "cards"))
+    assert default_cache() == tmp_path / "cards"
+
+
+def _sh(*args: str | Path, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    result = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True,
+                            text=True, timeout=timeout)
+    assert result.returncode == 0, f"{args}:\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the fresh environment's bin folder, an empty folder to run in), the checkout untouched."""
+    work = tmp_path_factory.mktemp("wheel")
+    source = work / "source"  # what the wheel is built from; no build/ or egg-info in the checkout
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, source / name)
+    for package in ("dealer_assist", "hardware"):
+        shutil.copytree(REPO / package, source / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    _sh(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir",
+        work / "dist", source, cwd=work)
+    (wheel,) = (work / "dist").glob("dealer_assist-*.whl")
+    _sh(sys.executable, "-m", "venv", work / "venv", cwd=work)
+    bin_ = work / "venv" / "bin"
+    _sh(bin_ / "python", "-m", "pip", "install", "--quiet", wheel, cwd=work)
+    _sh(bin_ / "python", "-m", "pip", "check", cwd=work)
+    site = work / "site"
+    site.mkdir()
+    return bin_, site
+
+
+@pytest.mark.slow
+def test_the_wheel_holds_the_package_and_its_data(installed: tuple[Path, Path]) -> None:
+    bin_, site = installed
+    where = _sh(bin_ / "python", "-c", "import dealer_assist, hardware;"
+                "print(dealer_assist.__file__); print(hardware.__file__)", cwd=site).stdout
+    assert all(str(bin_.parent) in line for line in where.splitlines()), where
+    assert "usage: dealer-assist" in _sh(bin_ / "dealer-assist", "--help", cwd=site).stdout
+
+
+@pytest.mark.slow
+def test_odds_reads_the_shipped_pay_tables(installed: tuple[Path, Path]) -> None:
+    bin_, site = installed
+    out = _sh(bin_ / "dealer-assist", "odds", "--decks", "8", cwd=site).stdout
+    assert "Bets (shipped pay tables):" in out and "banker       pays 0.95:1" in out
+
+
+@pytest.mark.slow
+def test_audit_replays_the_sample_shoe(installed: tuple[Path, Path]) -> None:
+    bin_, site = installed
+    out = _sh(bin_ / "dealer-assist", "audit", "--sample", cwd=site).stdout
+    assert out.startswith("shoe SAMPLE-1:") and "UNNEEDED_DRAW" in out and "MISSING_DRAW" in out
+
+
+@pytest.mark.slow
+def test_run_serves_the_display_from_a_config_in_its_own_folder(
+        installed: tuple[Path, Path], tmp_path: Path) -> None:
+    bin_, site = installed
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nid = "W1"\ndatabase = "state/W1.events.db"\n'
+                      'users = "state/users.db"\n[shoe]\nurl = "emulator"\nemulator_speed = 20\n'
+                      '[web]\nport = 0\n', encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    service = subprocess.Popen([bin_ / "dealer-assist", "run", "--config", config], cwd=site,
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert service.stdout is not None and service.stderr is not None
+        line = service.stdout.readline()
+        assert line.startswith("table display:"), line + service.stderr.read()
+        url = line.split()[-1]
+        page = httpx.get(url, timeout=10)
+        assert page.status_code == 200 and "<html" in page.text.lower()
+        assert httpx.get(url + "api/table", timeout=10).json()["table"] == "W1"
+        service.send_signal(signal.SIGINT)
+        assert service.wait(30) == 0
+        err = service.stderr.read()
+    finally:
+        if service.poll() is None:
+            service.kill()
+            service.wait()
+    assert "stopped; the event log holds" in err and "Traceback" not in err, err
+    assert (tmp_path / "state" / "W1.events.db").is_file()
+    assert not (site / "state").exists()
