@@ -10,7 +10,7 @@ from typing import Any
 from tqdm import tqdm
 
 from dealer_assist.commands import CommandFailed
-from dealer_assist.config import ConfigError, load_paytables
+from dealer_assist.config import ConfigError, load_paytables, load_table_config
 from dealer_assist.export.keys import (
     ENV_SIGNING_KEY,
     KeyProblem,
@@ -35,10 +35,15 @@ Export a table's log from FROM to TO as a signed zip that a regulator checks off
 
 Whole shoes: a range that starts or ends inside a shoe is widened to the whole shoe (from
 its new_shoe to the event before the next one), so every game audits exactly as the table
-saw it. Times are ISO 8601 (2026-11-29, 2026-11-29T10:00Z...), UTC unless they say
-otherwise; FROM is included, TO is not. The table id (--table, by default the database's
-file name up to its first dot, e.g. T1 for T1.events.db) is written into the manifest and
-every CSV row. The private key comes from --signing-key or {ENV_SIGNING_KEY}.
+saw it. Times are ISO 8601 (2026-11-29, 2026-11-29T10:00Z...); FROM is included, TO is
+not. With --config, the times are the site's: a day alone is the instant that gaming day
+starts (--from 2026-03-29 --to 2026-03-30 is gaming day 2026-03-29, 23 or 25 hours on a
+clock change) and a time without an offset is local; without it, days start at midnight UTC
+and times without an offset are UTC. The log and the manifest stay in UTC.
+
+The table id (--table, by default the database's file name up to its first dot, e.g. T1 for
+T1.events.db) is written into the manifest and every CSV row. The private key comes from
+--signing-key or {ENV_SIGNING_KEY}.
 
 The export re-checks the chain of its range and refuses a log that was tampered with. The
 database is opened read-only. Exit status 0 done, 2 nothing written.
@@ -55,6 +60,9 @@ def register(subparsers: Any) -> None:
                         help="start of the time range (included)")
     parser.add_argument("--to", dest="end", required=True, metavar="T2",
                         help="end of the time range (excluded)")
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="the table's configuration: its time zone and gaming-day start "
+                        "(default: UTC, days from midnight)")
     parser.add_argument("--db", required=True, type=Path, metavar="FILE",
                         help="the table's event log (SQLite file)")
     parser.add_argument("--out", required=True, type=Path, metavar="FILE.zip",
@@ -71,7 +79,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        start, end = parse_when(args.start), parse_when(args.end)
+        site = load_table_config(args.config).gaming_day if args.config else None
+        start, end = parse_when(args.start, site), parse_when(args.end, site)
         key = load_private_key(signing_key_path(args.signing_key))
         paytables = load_paytables(args.paytable)
         source = SqliteLogSource(args.db)

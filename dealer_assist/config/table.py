@@ -5,7 +5,7 @@ and the key, and so does a value of the wrong kind. Relative paths are taken fro
 the configuration file is in, so the service finds its files from any working directory.
 Secrets never live here: the service needs none (passwords are argon2 hashes in the users file).
 
-    [table]    id, database, users, paytables
+    [table]    id, database, users, paytables, time_zone, gaming_day_starts
     [shoe]     url ("emulator" or a port URL), adapter, baudrate, heartbeat_timeout,
                emulator_speed, emulator_seed, emulator_mistakes
     [camera]   enabled, source, deck, zones, confirm_frames, lose_frames
@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 from dealer_assist.config.files import ConfigError, check_keys, house_rules, read_toml
+from dealer_assist.config.gaming_day import GamingDay, UnknownZone, site_zone
+from dealer_assist.config.paytables import DEFAULT_PAYTABLES
 from dealer_assist.domain.house import HouseRules
 
 EMULATOR = "emulator"
@@ -84,16 +87,19 @@ class TableConfig:
     table_id: str
     database: Path
     users: Path
-    paytables: Path
+    #: The house's own pay tables, or the shipped ones where the file names none.
+    paytables: Traversable
     shoe: ShoeConfig = field(default_factory=ShoeConfig)
     camera: CameraConfig = field(default_factory=CameraConfig)
     house: HouseRules = field(default_factory=HouseRules)
     web: WebConfig = field(default_factory=WebConfig)
     surveillance: SurveillanceConfig = field(default_factory=SurveillanceConfig)
+    #: The site's time zone and the local hour its gaming day starts (the regulator's day).
+    gaming_day: GamingDay = field(default_factory=GamingDay)
 
 
 SECTIONS = {"table", "shoe", "camera", "house", "web", "surveillance"}
-_TABLE_KEYS = {"id", "database", "users", "paytables"}
+_TABLE_KEYS = {"id", "database", "users", "paytables", "time_zone", "gaming_day_starts"}
 
 
 class _Reader:
@@ -178,6 +184,15 @@ def _camera(r: _Reader) -> CameraConfig:
     return CameraConfig(True, source, deck, zones, confirm, lose)
 
 
+def _gaming_day(r: _Reader) -> GamingDay:
+    name = r.text("time_zone", "UTC")
+    try:
+        zone = site_zone(name)
+    except UnknownZone as exc:
+        raise ConfigError(f"{r.path}: {r.section}.time_zone: {exc}") from None
+    return GamingDay(zone, r.whole("gaming_day_starts", 0, 0, 23))
+
+
 def load_table_config(path: str | Path) -> TableConfig:
     """Read and check a table's configuration file; ConfigError says what and where."""
     path = Path(path)
@@ -206,6 +221,7 @@ def load_table_config(path: str | Path) -> TableConfig:
         path=path, table_id=table_id,
         database=table.file("database", f"../var/{table_id}.events.db"),
         users=table.file("users", "../var/users.db"),
-        paytables=table.file("paytables", "paytables.toml"),
+        paytables=table.file("paytables", "") if "paytables" in table.raw else DEFAULT_PAYTABLES,
         shoe=shoe, camera=camera, house=house, web=web, surveillance=surveillance,
+        gaming_day=_gaming_day(table),
     )

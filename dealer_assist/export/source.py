@@ -10,15 +10,20 @@ of the shoe the first event belongs to, and on to the last event before the next
 (or the end of the log). A shoe cut in half would audit differently from the whole shoe; a
 whole shoe audits exactly as the table saw it, so every game in the export is complete in it.
 Times are compared as the log writes them (ISO 8601 UTC with milliseconds and a Z).
+
+A range asked for in days is in the site's gaming days (`config.gaming_day`): `--from 2026-03-29`
+is the instant gaming day 2026-03-29 starts, e.g. 06:00 local, and a time without an offset is
+the site's local time. Both become UTC instants before the log is read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from typing import NamedTuple, Protocol
 
+from dealer_assist.config.gaming_day import GamingDay
 from dealer_assist.domain.events import trace_time
 
 GENESIS = "0" * 64
@@ -113,11 +118,16 @@ def plan_range(source: LogSource, start: datetime, end: datetime) -> ExportRange
     return ExportRange(begin, until, first, last)
 
 
-def parse_when(text: str) -> datetime:
-    """A time from the command line: `2026-11-29` (midnight UTC), `2026-11-29T10:00`,
-    `2026-11-29T10:00:00Z`, `2026-11-29T11:00+01:00`... A time without an offset is UTC."""
+def parse_when(text: str, site: GamingDay | None = None) -> datetime:
+    """A time from the command line, in UTC: `2026-11-29` (the instant that gaming day starts),
+    `2026-11-29T10:00` (the site's local time), `2026-11-29T10:00:00Z`,
+    `2026-11-29T11:00+01:00`... Without `site`, days start at midnight UTC and a time without an
+    offset is UTC."""
+    site = site or GamingDay()
     value = text.strip()
     try:
+        if len(value) == 10:  # a day alone: YYYY-MM-DD
+            return site.start(date.fromisoformat(value))
         moment = datetime.fromisoformat(value)
     except ValueError:
         raise ValueError(
@@ -125,14 +135,14 @@ def parse_when(text: str) -> datetime:
             "2026-11-29T10:00:00Z"
         ) from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
+        moment = moment.replace(tzinfo=site.zone)
     return moment.astimezone(UTC)
 
 
-def day_range(day: date) -> tuple[datetime, datetime]:
-    """[midnight, next midnight) of `day`, in UTC."""
-    start = datetime(day.year, day.month, day.day, tzinfo=UTC)
-    return start, start + timedelta(days=1)
+def day_range(day: date, site: GamingDay | None = None) -> tuple[datetime, datetime]:
+    """[start, end) of gaming day `day` at `site`, in UTC; without `site`, the UTC calendar
+    day."""
+    return (site or GamingDay()).bounds(day)
 
 
 #: `moment` as the log writes times (ISO 8601 UTC, milliseconds, Z).

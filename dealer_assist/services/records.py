@@ -1,9 +1,11 @@
 """What the regulator's pages read: each table's shoes by day, their games, flags, decisions,
 and exports to download.
 
-A day's view is exactly what an export of that day holds: the events stamped that day (UTC),
-widened to whole shoes, re-audited (`export.reaudit`). A ruling made on a later day about a
-game of this day shows in that later day's decisions.
+A day is the site's gaming day (`config.gaming_day`: its zone and the local hour it starts;
+23 or 25 hours long on a clock change). A day's view is exactly what an export of that day
+holds: the events stamped in that gaming day, widened to whole shoes, re-audited
+(`export.reaudit`). A ruling made on a later day about a game of this day shows in that later
+day's decisions.
 
 Theory of operation. A day's view is a read model, not a fold per page. The log is append-
 only, so a view is fixed by the seqs its day covers (`plan_range`): while they stay the same,
@@ -24,12 +26,13 @@ import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from dealer_assist.config.gaming_day import GamingDay
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.export.reaudit import Reaudit
 from dealer_assist.export.rows import DECISION_COLUMNS, FLAG_COLUMNS, GAME_COLUMNS, Row
@@ -146,8 +149,11 @@ class TableRecords:
         logs: Mapping[str, LogSource],
         paytables: dict[str, PayTable],
         signing_key: Callable[[], Ed25519PrivateKey] | None = None,
+        gaming_day: GamingDay | None = None,
     ) -> None:
         self.logs = dict(logs)
+        #: The site's zone and gaming-day start: the days of the pages and the times shown.
+        self.gaming_day = gaming_day or GamingDay()
         self.paytables = paytables
         self.signing_key = signing_key
         self._lock = threading.Lock()
@@ -165,21 +171,23 @@ class TableRecords:
                                f"{', '.join(self.tables()) or 'none'}") from None
 
     def days(self, table: str, month: date) -> list[tuple[date, int]]:
-        """(day, shoes started that day) for the days of `month` on which a shoe started."""
-        start = datetime(month.year, month.month, 1, tzinfo=UTC)
-        end = datetime(month.year + month.month // 12, month.month % 12 + 1, 1, tzinfo=UTC)
+        """(gaming day, shoes started that day) for the gaming days of `month` on which a shoe
+        started."""
+        start = self.gaming_day.start(month.replace(day=1))
+        end = self.gaming_day.start(date(month.year + month.month // 12, month.month % 12 + 1, 1))
         starts = self.source(table).shoe_starts(stamp(start), stamp(end))
         counts: dict[date, int] = {}
         for _seq, ts in starts:
-            day = date.fromisoformat(ts[:10])
+            day = self.gaming_day.day_of(ts)
             counts[day] = counts.get(day, 0) + 1
         return sorted(counts.items())
 
     def day(self, table: str, day: date) -> DayView:
-        """The shoes, games, flags and decisions of `day` (UTC), as its export holds them."""
+        """The shoes, games, flags and decisions of gaming day `day`, as its export holds
+        them."""
         source = self.source(table)
         try:
-            span = plan_range(source, *day_range(day))
+            span = plan_range(source, *day_range(day, self.gaming_day))
         except NothingToExport:
             return DayView(table, day)
         closed = span.last_seq < source.head()[0]  # a newer shoe started: the range is final
@@ -202,7 +210,7 @@ class TableRecords:
         source = self.source(table)
         span = plan_range(source, start, end)
         key = self.signing_key()
-        name = f"{table}_{span.requested_from[:10]}_{span.requested_to[:10]}.zip"
+        name = f"{table}_{self.gaming_day.day_of(start)}_{self.gaming_day.day_of(end)}.zip"
         out = Path(tempfile.mkdtemp(prefix="export-", dir=folder)) / name
         return write_export(source, span, table=table, out=out, key=key,
                             paytables=self.paytables)

@@ -22,12 +22,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
+from dealer_assist.config.gaming_day import GamingDay
 from dealer_assist.services.live_table import LiveTable, Update
 from dealer_assist.web import console, display
 from dealer_assist.web.auth import (
@@ -53,6 +54,8 @@ class WebSettings:
     secure_cookies: bool = False
     #: A session ends after this long without a request.
     session_minutes: int = 480
+    #: The site's zone and gaming day: the times the console shows are on its clock.
+    gaming_day: GamingDay = field(default_factory=GamingDay)
 
 
 def publisher(hub: Hub) -> Callable[[Update], None]:

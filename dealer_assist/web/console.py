@@ -1,6 +1,7 @@
 """Login, the supervisor's review console, the decision history and the dealer's buttons.
 
 Handlers are thin: check the session and the CSRF token, call the live table, render.
+Times are shown on the site's clock (`WebSettings.gaming_day`; UTC unless the config names a zone).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from fastapi.responses import (
     StreamingResponse,
 )
 
+from dealer_assist.config.gaming_day import GamingDay
 from dealer_assist.domain.flags import FLAGS
 from dealer_assist.services.live_table import LiveTable, Refused
 from dealer_assist.web import pages
@@ -47,6 +49,12 @@ AnyUser = Annotated[Session, Depends(require("dealer", "supervisor", "regulator"
 def _table(request: Request) -> LiveTable:
     table: LiveTable = request.app.state.table
     return table
+
+
+def _clock(request: Request) -> GamingDay:
+    """The site's zone, for the times the pages show."""
+    clock: GamingDay = request.app.state.settings.gaming_day
+    return clock
 
 
 def _secure(request: Request) -> bool:
@@ -109,7 +117,7 @@ def console_page(request: Request, session: SupervisorPage, decided: str = "") -
     return pages.render(request, "console.html", session, items=table.review_queue(),
                         alerts=table.side_bet_alerts(), links=table.public()["links"],
                         problems=dict(table.link_problems), shoes=table.shoes(),
-                        message=message, scripts=["console.js"])
+                        message=message, scripts=["console.js"], clock=_clock(request))
 
 
 @router.get("/supervisor/queue")
@@ -187,7 +195,8 @@ def history(request: Request, session: ReaderPage, shoe: str = "",
     rows = table.history(shoe or None, flag or None)
     shoe_ids = [s["shoe_id"] for s in table.shoes()]
     return pages.render(request, "history.html", session, rows=rows, shoe_ids=shoe_ids,
-                        flag_codes=sorted(FLAGS), shoe=shoe or None, flag=flag or None)
+                        flag_codes=sorted(FLAGS), shoe=shoe or None, flag=flag or None,
+                        clock=_clock(request))
 
 
 @router.get("/api/review-queue")

@@ -8,6 +8,9 @@ dependency that guards every route, normally `auth.require(*REGULATOR_ROLES, pag
     GET /regulator                          tables, and the days of a month with shoes
     GET /regulator/{table}/days/{day}       the day's shoes, games, flags and decisions
     GET /regulator/{table}/export.zip       the signed export of ?from=..&to=.. (whole shoes)
+
+Days are the site's gaming days and times are shown on the site's clock, with its zone
+(`records.gaming_day`); a day or a time without an offset in an export's range is local too.
 """
 
 from __future__ import annotations
@@ -36,13 +39,15 @@ def regulator_router(
     auth: Callable[..., Any],
     *,
     scratch: Path | None = None,
-    today: Callable[[], date] = lambda: datetime.now(UTC).date(),
+    today: Callable[[], date] | None = None,
 ) -> APIRouter:
     """The /regulator routes. `auth` is a FastAPI dependency returning the session (with
     `.account` and `.csrf`) or raising; it guards every route. Exports are written under
     `scratch` (default: the system's temporary folder) and removed once sent."""
     router = APIRouter(prefix="/regulator", dependencies=[Depends(auth)])
     guard = Depends(auth)  # the session, for the page's header (FastAPI runs `auth` once)
+    clock = records.gaming_day
+    today = today or (lambda: clock.day_of(datetime.now(UTC)))
 
     def problem(request: Request, who: Any, status: int, text: str) -> HTMLResponse:
         return message(request, "Regulator", text, who, status,
@@ -63,7 +68,7 @@ def regulator_router(
         except UnknownTable as exc:
             return problem(request, who, 404, str(exc))
         return render(request, "regulator_index.html", who, tables=tables, table=chosen,
-                      month=first, days=days)
+                      month=first, days=days, clock=clock)
 
     @router.get("/{table}/days/{day}")
     def day_page(request: Request, table: str, day: str, who: Any = guard) -> HTMLResponse:
@@ -76,13 +81,13 @@ def regulator_router(
             view = records.day(table, when)
         except UnknownTable as exc:
             return problem(request, who, 404, str(exc))
-        return render(request, "regulator_day.html", who, view=view)
+        return render(request, "regulator_day.html", who, view=view, clock=clock)
 
     @router.get("/{table}/export.zip", response_model=None)
     def export(request: Request, table: str, start: Annotated[str, Query(alias="from")] = "",
                end: Annotated[str, Query(alias="to")] = "", who: Any = guard) -> Response:
         try:
-            begin, until = parse_when(start), parse_when(end)
+            begin, until = parse_when(start, clock), parse_when(end, clock)
         except ValueError as exc:
             return problem(request, who, 400, f"export: {exc}")
         folder = Path(tempfile.mkdtemp(prefix="regulator-", dir=scratch))
