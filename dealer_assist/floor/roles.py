@@ -1,0 +1,57 @@
+"""Database roles of the floor: one login role per table, and the people who read.
+
+A table's role (`table_<id>`, lower case) is a member of `floor_table`: row-level security
+lets it add and read its own table's rows only (docs/floor.md). Its password is generated
+here and shown once; the central store keeps only PostgreSQL's SCRAM verifier of it.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+import psycopg
+from psycopg import sql
+
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+READERS = ("floor_reader", "floor_regulator")
+
+
+class BadTableId(ValueError):
+    """A table id the floor refuses: 1 to 32 letters, digits, `_` or `-`."""
+
+
+def check_table_id(table: str) -> str:
+    if not TABLE_ID.fullmatch(table):
+        raise BadTableId(f"a table id is 1 to 32 letters, digits, '_' or '-', not {table!r}")
+    return table
+
+
+def role_of(table: str) -> str:
+    return "table_" + check_table_id(table).lower().replace("-", "_")
+
+
+def add_table(conn: psycopg.Connection, table: str) -> tuple[str, str]:
+    """Register `table` and create its login role; return (role, password). Fails if it exists."""
+    role = role_of(table)
+    password = secrets.token_urlsafe(24)
+    with conn.transaction():
+        if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone():
+            raise ValueError(f"the role {role} already exists (table {table} was added before)")
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE floor_table").format(
+            sql.Identifier(role), sql.Literal(password)))
+        conn.execute("INSERT INTO floor_tables (table_id, role) VALUES (%s, %s)", (table, role))
+    conn.commit()
+    return role, password
+
+
+def add_reader(conn: psycopg.Connection, name: str, group: str) -> str:
+    """Create a login role in `group` (floor_reader or floor_regulator); return its password."""
+    if group not in READERS:
+        raise ValueError(f"a reader's group is one of {', '.join(READERS)}, not {group!r}")
+    password = secrets.token_urlsafe(24)
+    with conn.transaction():
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {}").format(
+            sql.Identifier(name), sql.Literal(password), sql.Identifier(group)))
+    conn.commit()
+    return password

@@ -1,0 +1,149 @@
+"""The shipper: copies a table's log to the central store, in order, in its own thread.
+
+The table only ever appends to its own SQLite log; the shipper reads that log on read-only
+connections after the central head, sends batches, and never makes the table wait. It asks
+the central store for its head when it starts and after every error, so restarting it or
+re-sending never duplicates an event. On an outage it retries with growing pauses and catches
+up by itself. `lag()` says how far behind the local log's head the central copy is.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import islice
+
+import psycopg
+
+from dealer_assist.floor.ingest import Ingest, IntegrityAlarm, central_head, raise_alarm
+from dealer_assist.store.chain import ChainHead, RawRecord
+from dealer_assist.store.sqlite_log import SqliteEventReader
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Lag:
+    """How far the central copy is behind the local log: events, and seconds between the
+    local head's event time and the last shipped one's (0 when caught up)."""
+
+    events: int
+    seconds: float
+    shipped_seq: int
+    alarm: str | None = None
+
+
+class Shipper:
+    """Ships one table's log at `log_path` to the central store at `dsn` (the table's role)."""
+
+    def __init__(self, log_path: str, table: str, dsn: str, *, batch: int = 500,
+                 idle: float = 0.5, backoff: tuple[float, float] = (0.5, 30.0)) -> None:
+        self.reader = SqliteEventReader(log_path)
+        self.table, self.dsn, self.batch, self.idle = table, dsn, batch, idle
+        self.backoff = backoff
+        self._down = False
+        self._conn: psycopg.Connection | None = None
+        self._ingest: Ingest | None = None
+        self._shipped = ChainHead(0, "")
+        self._alarm: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"shipper-{table}", daemon=True)
+
+    def start(self) -> Shipper:
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop the thread (if it was started) and close the connection."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        self._close()
+
+    def lag(self) -> Lag:
+        """The lag behind the local log's head (read from the log, not from the table)."""
+        local, shipped = self.reader.head(), self._shipped
+        if local.seq <= shipped.seq:
+            return Lag(0, 0.0, shipped.seq, self._alarm)
+        seconds = _seconds_between(self._ts_of(max(shipped.seq, 1)), self._ts_of(local.seq))
+        return Lag(local.seq - shipped.seq, seconds, shipped.seq, self._alarm)
+
+    def ship_once(self) -> int:
+        """Send what the central store lacks, in batches; return the events newly stored.
+        The thread calls it in a loop; a caller without the thread may call it itself."""
+        ingest = self._ingest or self._open()
+        head = self._shipped
+        local = self.reader.head()
+        if local.seq < head.seq:
+            raise raise_alarm(ingest.conn, self.table, local.seq + 1, "the table's log ends "
+                              f"at seq {local.seq}, before the central head {head.seq} "
+                              "(it was cut back)")
+        sent = 0
+        # The first batch re-sends the central head itself: a log re-grown to the same
+        # length is caught there.
+        with _records_after(self.reader, max(head.seq - 1, 0)) as records:
+            while chunk := list(islice(records, self.batch)):
+                done = ingest.ship(chunk)
+                self._shipped, sent = done.head, sent + done.stored
+        return sent
+
+    def _open(self) -> Ingest:
+        self._conn = psycopg.connect(self.dsn, connect_timeout=5)
+        self._ingest = Ingest(self._conn, self.table)
+        self._shipped = central_head(self._conn, self.table)
+        return self._ingest
+
+    def _close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+        self._conn = self._ingest = None
+
+    def _ts_of(self, seq: int) -> str | None:
+        with _records_after(self.reader, seq - 1) as records:
+            record = next(records, None)
+        return record.columns[0] if record and record.columns else None
+
+    def _run(self) -> None:
+        pause = self.backoff[0]
+        while not self._stop.is_set():
+            try:
+                self.ship_once()
+                if self._down:
+                    log.info("central store reachable again; shipping up to seq %d",
+                             self._shipped.seq)
+                self._down, pause = False, self.backoff[0]
+                self._stop.wait(self.idle)
+            except IntegrityAlarm as alarm:
+                # Shipping past a broken chain would hide it: stop and let the floor act.
+                self._alarm = str(alarm)
+                log.error("%s; shipping stopped", alarm)
+                self._close()
+                return
+            except (psycopg.Error, OSError) as exc:
+                if not self._down:
+                    log.warning("central store unreachable (%s); retrying with backoff", exc)
+                self._down = True
+                self._close()
+                self._stop.wait(pause)
+                pause = min(pause * 2, self.backoff[1])
+
+
+def _seconds_between(earlier: str | None, later: str | None) -> float:
+    if not earlier or not later:
+        return 0.0
+    delta = datetime.fromisoformat(later) - datetime.fromisoformat(earlier)
+    return max(delta.total_seconds(), 0.0)
+
+
+@contextmanager
+def _records_after(reader: SqliteEventReader, seq: int) -> Iterator[Iterator[RawRecord]]:
+    """The log's records after `seq`, its read connection closed however the reading ends."""
+    records = reader.raw_records(seq)
+    try:
+        yield records
+    finally:
+        getattr(records, "close", lambda: None)()
