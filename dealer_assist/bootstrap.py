@@ -45,6 +45,7 @@ from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.records import TableRecords
 from dealer_assist.store.log_range import SqliteLogSource
+from dealer_assist.store.snapshot import TableSnapshots
 from dealer_assist.store.sqlite_log import SqliteEventLog
 from dealer_assist.store.users import UserStore
 from dealer_assist.web.app import WebSettings, create_app
@@ -158,9 +159,11 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
         watchers = [SideBetGuard(paytables, watch.threshold, watch.rearm)] \
             if watch.side_bets else []
         live = LiveTable(log, table_id=config.table_id, house=config.house, paytables=paytables,
-                         watchers=watchers)
+                         watchers=watchers, snapshots=TableSnapshots(log, config.database))
+        closers.append(live.close)  # a last snapshot, before the log closes
         app = create_app(live, UserAccounts(users), WebSettings(
-            secure_cookies=config.web.secure_cookies, session_minutes=config.web.session_minutes),
+            secure_cookies=config.web.secure_cookies, session_minutes=config.web.session_minutes,
+            gaming_day=config.gaming_day),
             routers=[regulator_pages(config, paytables)])
         table = Table(config, log, users, live, app, paytable_report=report, _closers=closers)
         url = config.shoe.url
@@ -194,7 +197,7 @@ def regulator_pages(config: TableConfig, paytables: dict[str, PayTable]) -> APIR
     """The regulator's pages over this table's log (exports signed with the key named by
     DEALER_ASSIST_SIGNING_KEY; without it the pages work and downloads say what is missing)."""
     records = TableRecords({config.table_id: SqliteLogSource(config.database)}, paytables,
-                           signing_key_from_environment)
+                           signing_key_from_environment, gaming_day=config.gaming_day)
     return regulator_router(records, require(*REGULATOR_ROLES, page=True))
 
 

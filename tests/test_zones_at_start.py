@@ -18,6 +18,7 @@ from dealer_assist.config import load_table_config
 from hardware.camera.deck import DeckModel
 from hardware.camera.zones import ZoneError, load_zones
 from tests.cardart import faces_or_skip
+from tests.tableconfig import camera_table
 
 REPO = Path(__file__).resolve().parents[1]
 KNOWN = "player1, player2, player3, banker1, banker2, banker3, discard"
@@ -47,19 +48,7 @@ def table_file(tmp_path: Path, zones: Path) -> Path:
     """A camera-enabled table whose deck is real and whose zones file is `zones`."""
     deck = tmp_path / "house.deck"
     DeckModel.from_faces("tango", faces_or_skip("tango")).save(deck)
-    path = tmp_path / "table.toml"
-    path.write_text(f"""
-[table]
-id = "T7"
-database = "var/T7.events.db"
-users = "var/users.db"
-[camera]
-enabled = true
-source = "{tmp_path / 'frames'}"
-deck = "{deck}"
-zones = "{zones}"
-""", encoding="utf-8")
-    return path
+    return camera_table(tmp_path, tmp_path / "frames", deck, zones)
 
 
 @pytest.mark.parametrize("start_shoe", [True, False], ids=["shoe dealing", "shoe not started"])

@@ -1,12 +1,14 @@
 """Sub-commands of `dealer-assist`: each module defines `register(subparsers)`.
 
-A module registers its parser with `set_defaults(func=...)`; `func(args)` returns the exit status.
+A module adds its parser with `command(subparsers, name, help, description)` and registers its
+function with `set_defaults(func=...)`; `func(args)` returns the exit status.
 A command that cannot go on raises `CommandFailed`: the CLI prints its message, prefixed with
 the command's name, on standard error and exits with its status (2 unless said otherwise).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -14,6 +16,15 @@ from typing import IO, Any
 
 #: Traces above this size show a progress bar while they are audited (on a terminal).
 PROGRESS_OVER = 16 << 20
+
+
+def command(subparsers: Any, name: str, help: str, description: str) -> argparse.ArgumentParser:
+    """A (sub-)command's parser: `help` in the list of commands, `description` (written with
+    its own line breaks) atop its `--help`."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name, help=help, description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    return parser
 
 
 class CommandFailed(Exception):

@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from dealer_assist.commands import CommandFailed
+from dealer_assist.commands import CommandFailed, command
+from dealer_assist.store.durable import sync_folder
 from dealer_assist.store.sqlite_log import NotAnEventLog, SqliteEventReader, read_only_uri
 from dealer_assist.store.verify import Verdict, verify_chain
 
@@ -38,9 +39,8 @@ def _at_least_one(text: str) -> int:
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "backup", help="copy a table's event log while the service runs, verify, rotate",
-        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command(subparsers, "backup", "copy a table's event log while the service runs, verify, rotate",
+                HELP)
     p.add_argument("db", metavar="DB", type=Path, help="the table's event log (SQLite file)")
     p.add_argument("--to", required=True, type=Path, metavar="DIR",
                    help="the folder of the copies (made if missing)")
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandFailed(f"the copy of {source} does not verify, not kept: FAIL at seq "
                             f"{problem.seq}: {problem.kind}: {problem.detail}", status=1)
     os.replace(partial, final)
-    _sync_folder(args.to)
+    sync_folder(args.to)
     removed = rotate(args.to, source.stem, args.keep)
     if missing:
         print(f"dealer-assist backup: warning: {source} lacks the append-only triggers "
@@ -113,12 +113,3 @@ def rotate(folder: Path, stem: str, keep: int) -> list[Path]:
     for path in old:
         path.unlink()
     return old
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the copy's new name durable (the file itself was synced by SQLite)."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from dealer_assist.commands import CommandFailed
+from dealer_assist.commands import CommandFailed, command
 
 ENV_DSN = "DEALER_ASSIST_FLOOR_DSN"
 READER_GROUPS = {"floor": "floor_reader", "regulator": "floor_regulator"}
@@ -26,15 +26,12 @@ the environment variable {ENV_DSN}. See docs/floor.md for the roles and the inte
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "floor", help="the central store of the pit and floor", description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = command(subparsers, "floor", "the central store of the pit and floor",
+                     HELP)
     actions = parser.add_subparsers(dest="floor_action", metavar="ACTION")
 
     def action(name: str, help: str, func: Callable[[argparse.Namespace], int]) -> Any:
-        sub = actions.add_parser(name, help=help, description=HELP,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub = command(actions, name, help, HELP)
         sub.add_argument("--dsn", default=os.environ.get(ENV_DSN),
                          help=f"libpq connection string (default: ${ENV_DSN})")
         sub.set_defaults(func=func)

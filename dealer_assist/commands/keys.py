@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from dealer_assist.commands import CommandFailed
+from dealer_assist.commands import CommandFailed, command
 from dealer_assist.export.keys import (
     ENV_SIGNING_KEY,
     PRIVATE_NAME,
@@ -31,15 +31,11 @@ repository. The service finds the private key through the environment variable
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "keys", help="make the key pair that signs regulator exports", description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = command(subparsers, "keys", "make the key pair that signs regulator exports",
+                     HELP)
     actions = parser.add_subparsers(dest="keys_action", metavar="ACTION")
-    generate = actions.add_parser(
-        "generate", help="create a new Ed25519 key pair in a folder",
-        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    generate = command(actions, "generate", "create a new Ed25519 key pair in a folder",
+                       HELP)
     generate.add_argument("--out", required=True, type=Path, metavar="DIR",
                           help="folder for the two key files (outside any repository)")
     generate.set_defaults(func=run_generate)

@@ -18,6 +18,7 @@ from dealer_assist.analysis.composition import (
 from dealer_assist.analysis.edge import BetValues
 from dealer_assist.analysis.odds import ShoeOdds, shoe_odds
 from dealer_assist.analysis.paytable_check import describe_pay
+from dealer_assist.commands import command
 from dealer_assist.config import ConfigError, load_paytables
 from dealer_assist.domain.rules import VARIANTS
 
@@ -33,12 +34,8 @@ rank=count pairs naming every rank, e.g. A=31,2=32,...,K=32.
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "odds",
-        help="exact odds and house edges for a full or depleted shoe",
-        description=_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command(subparsers, "odds", "exact odds and house edges for a full or depleted shoe",
+                _HELP)
     shoe = p.add_mutually_exclusive_group()
     shoe.add_argument(
         "--decks", type=int, default=8, help="a full shoe of this many decks (default 8)"

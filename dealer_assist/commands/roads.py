@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from dealer_assist.commands import audit_trace
+from dealer_assist.commands import audit_trace, command
 from dealer_assist.config import ConfigError
 from dealer_assist.domain.roads import (
     BigRoadCell,
@@ -42,12 +42,8 @@ class ShoeNotFound(LookupError):
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "roads",
-        help="the five scoreboard roads of a shoe in a trace",
-        description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = command(subparsers, "roads", "the five scoreboard roads of a shoe in a trace",
+                     HELP)
     parser.add_argument("trace", metavar="TRACE", help="trace file (JSON Lines), or - for stdin")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--shoe", metavar="ID", help="the shoe's id (default: the last shoe)")

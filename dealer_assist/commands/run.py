@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer_assist import logs
+from dealer_assist.commands import command
 from dealer_assist.config import ConfigError, load_table_config
 from dealer_assist.systemd_notify import Notifier, table_problem
 
@@ -22,17 +23,18 @@ at all: a built-in shoe on a pseudo-terminal deals shoe after shoe at a realisti
 public table display at / and the supervisor console at /supervisor.
 
 At start-up the pay tables are checked: a bet with a negative house edge refuses to start
-unless --allow-negative-edge is given. The service replays its log first, so after a restart
-it carries on where it was. It prints the display's address, then runs until Ctrl-C.
+unless --allow-negative-edge is given. The service rebuilds the table from its newest
+snapshot (beside the log) and the events after it, or from the whole log when no snapshot
+matches it, so after a restart it carries on where it was. It prints the display's address,
+then runs until Ctrl-C.
 
 Accounts for the console: dealer-assist user add NAME --role supervisor --db <users file>.
 """
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "run", help="start a table's live service: display, supervisor console, shoe, log",
-        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command(subparsers, "run", "start a table's live service: display, supervisor console, shoe, log",
+                HELP)
     p.add_argument("--config", type=Path, default=DEFAULT_CONFIG, metavar="FILE",
                    help=f"the table's configuration (default {DEFAULT_CONFIG})")
     p.add_argument("--host", help="address to listen on (default: [web] host of the config)")
@@ -67,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         _say(f"dealer-assist run: {e}")
         return 2
     _say(table.paytable_report)
-    _say(f"event log {config.database} ({table.live.seq} events replayed)")
+    _say(f"event log {config.database} ({table.live.started})")
     _say(f"shoe: {'built-in emulator on ' + table.shoe.path if table.shoe else config.shoe.url}")
     if not any(u.role == "supervisor" for u in table.users.all()):
         _say(f"no supervisor yet: dealer-assist user add NAME --role supervisor --db "

@@ -10,6 +10,7 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
+from dealer_assist.commands import command
 from dealer_assist.store.users import (
     MIN_PASSWORD_LENGTH,
     ROLES,
@@ -39,12 +40,8 @@ every login, failure and throttle. `list` shows each user's wrong passwords in a
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "user",
-        help="add, list, disable and enable the users who log in",
-        description=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = command(subparsers, "user", "add, list, disable and enable the users who log in",
+                     HELP)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     def action(name: str, help_text: str, named: bool = True) -> argparse.ArgumentParser:

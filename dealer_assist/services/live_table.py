@@ -9,9 +9,17 @@ the order the table machine sees):
 
 The log comes first: an observation the log refuses (or cannot take: disk full) changes
 nothing, and the caller gets the error. An observation that does not validate is `Refused`
-and never logged. On start the service replays the whole log into a fresh machine (the
-watchers see it too, their alerts discarded: they are in the log already), so a restart
-carries on mid-shoe exactly where it was.
+and never logged. On start the service replays the log into a fresh machine (the watchers
+see it too, their alerts discarded: they are in the log already), so a restart carries on
+mid-shoe exactly where it was.
+
+Restart from a snapshot. With `snapshots` (store.snapshot.TableSnapshots) the table loads
+the newest snapshot that matches the log (services/table_state.py says what it holds) and
+replays only the events after it; the watchers, which keep state only within a shoe, see
+the current shoe's events again first. A snapshot is taken at each shoe's end, every
+`snapshot_every` events and at `close()`: captured under the lock, written by a thread of
+its own (services/snapshots.py). With no usable snapshot the whole log is replayed, as
+before; either way the start-up says which, with a progress bar or progress lines.
 
 A supervisor's decision is a `decision` event with the logged-in user as `by`, a required
 reason, and the shoe it concerns. A correction must be a hand the rules complete: the
@@ -23,7 +31,7 @@ The supervisor's history is a read model kept as decisions are applied (replayed
 then as they are appended), never read back from the log.
 
 This module knows no store, web or hardware: the log is anything with `append` and `replay`
-(see `TableLog`); bootstrap wires the real ones in.
+(see `TableLog`), the snapshots anything like `Snapshots`; bootstrap wires the real ones in.
 """
 
 from __future__ import annotations
@@ -49,6 +57,15 @@ from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.rules import HandError, check_hand
 from dealer_assist.domain.table import TableMachine
 from dealer_assist.services import public_view as views
+from dealer_assist.services.replay_progress import ReplayProgress
+from dealer_assist.services.snapshots import Snapshots, SnapshotWriter
+from dealer_assist.services.table_state import (
+    Captured,
+    ShoeBlobs,
+    TableState,
+    decode,
+    settings_key,
+)
 
 _log = logging.getLogger(__name__)
 MAX_REASON = 500
@@ -68,6 +85,8 @@ class Refused(ValueError):
 
 
 #: Watches each applied event; returns events to record (without `ts`), e.g. side-bet alerts.
+#: A watcher keeps state only within a shoe (it starts afresh at `new_shoe`): after a restart
+#: from a snapshot it sees the current shoe's events again, with the machine as restored.
 Watcher = Callable[[Event, TableMachine], list[dict[str, Any]]]
 
 
@@ -96,7 +115,8 @@ class LiveTable:
 
     def __init__(self, log: TableLog, *, table_id: str, house: HouseRules,
                  paytables: dict[str, PayTable], watchers: Sequence[Watcher] = (),
-                 clock: Callable[[], str] = utc_stamp) -> None:
+                 clock: Callable[[], str] = utc_stamp, snapshots: Snapshots | None = None,
+                 snapshot_every: int = 2000) -> None:
         self.table_id = table_id
         self.house = house
         self.paytables = paytables
@@ -118,18 +138,91 @@ class LiveTable:
         self._decisions: list[dict[str, Any]] = []
         self._last_public: dict[str, Any] | None = None
         self._last_key = ""
+        #: The seq of the current shoe's new_shoe (None between shoes).
+        self._shoe_seq: int | None = None
+        self._snapshots = snapshots
+        self._key = settings_key(table_id, house, paytables)
+        self._writer = SnapshotWriter(snapshots, self._key) if snapshots else None
+        self._blobs = ShoeBlobs()
+        self._snapshot_every = snapshot_every
+        self._since_snapshot = 0
+        self._snapshot_due = False
+        #: How the start-up went: "N events replayed", or from which snapshot.
+        self.started = ""
         self._rebuild()
 
     # ---- start-up -------------------------------------------------------------------------
     def _rebuild(self) -> None:
-        for seq, obj in enumerate(self._log.replay(), 1):
+        snapshots = self._snapshots
+        loaded, why = None, "no snapshots are kept"
+        if snapshots is not None:
             try:
-                event = parse_event(obj)
-            except TraceError as e:
-                raise RuntimeError(f"event {seq} of the log does not validate: {e}") from None
-            self._apply(event, seq, obj, replaying=True)
+                loaded = snapshots.newest(self._key, decode)
+            except LookupError as e:
+                why = str(e)
+        if loaded is None:
+            total = snapshots.last_seq() if snapshots is not None else 0
+            _log.info("table %s: no usable snapshot: %s; replaying the whole log", self.table_id,
+                      why)
+            with ReplayProgress(total, "replaying the log") as progress:
+                for seq, obj in enumerate(self._log.replay(), 1):
+                    self._apply(_logged(seq, obj), seq, obj, replaying=True)
+                    progress.step()
+            self.started = f"{self.seq} events replayed"
+        else:
+            assert snapshots is not None and self._writer is not None
+            self._restore(loaded.state)
+            self._writer.written = loaded.seq
+            todo = snapshots.last_seq() - loaded.seq
+            _log.info("table %s: snapshot at seq %d, replaying %d events", self.table_id,
+                      loaded.seq, todo)
+            with ReplayProgress(todo, "replaying the log past the snapshot") as progress:
+                for seq, obj in snapshots.tail(loaded, self._shoe_seq or loaded.seq + 1):
+                    if seq <= loaded.seq:  # the current shoe, for the watchers
+                        self._watch(_logged(seq, obj), replaying=True)
+                        continue
+                    self._apply(_logged(seq, obj), seq, obj, replaying=True)
+                    progress.step()
+            self.started = f"snapshot at seq {loaded.seq}, {todo} events replayed"
         self._last_public = self._public()
         self._last_key = self._review_state()[1]
+        self._since_snapshot = 0
+        if self.seq > (loaded.seq if loaded else 0):
+            self._snapshot_due = True
+            self._take_snapshot()
+
+    def _restore(self, loaded: tuple[TableState, list[bytes]]) -> None:
+        state, blobs = loaded
+        self.machine = state.machine()
+        self.seq, self._shoe_seq = state.seq, state.shoe_seq
+        self.alerts, self._decisions = state.alerts, state.decisions
+        self._blobs.keep(blobs)
+
+    # ---- snapshots ------------------------------------------------------------------------
+    def _take_snapshot(self) -> None:
+        """Under the lock: hand the state to the writer if a snapshot is due."""
+        if not self._snapshot_due or self._writer is None:
+            return
+        self._snapshot_due, self._since_snapshot = False, 0
+        machine = self.machine
+        self._writer.submit(Captured(
+            self.seq, self._shoe_seq, machine.phase, self._blobs.capture(machine.shoes),
+            list(machine.problems), machine.events_applied, list(self.alerts),
+            list(self._decisions)))
+
+    def flush_snapshots(self) -> None:
+        """Wait until the snapshots handed to the writer are written (tests, benchmarks)."""
+        if self._writer is not None:
+            self._writer.flush()
+
+    def close(self) -> None:
+        """Take a last snapshot (so the next start replays nothing) and stop the writer."""
+        if self._writer is None:
+            return
+        with self._lock:
+            self._snapshot_due = self.seq > self._writer.written
+            self._take_snapshot()
+        self._writer.close()
 
     # ---- the one path in ------------------------------------------------------------------
     def observe(self, obj: Mapping[str, Any]) -> int:
@@ -137,6 +230,7 @@ class LiveTable:
         with self._lock:
             seq = self._record(dict(obj), run_watchers=True)
             self._publish()
+            self._take_snapshot()
             return seq
 
     def _record(self, obj: dict[str, Any], run_watchers: bool) -> int:
@@ -157,21 +251,45 @@ class LiveTable:
     def _apply(self, event: Event, seq: int, obj: Mapping[str, Any], replaying: bool) -> None:
         self.seq = seq
         machine = self.machine
+        before = len(machine.shoes)
         machine.apply(event)
+        self._changed(event, seq, obj, before)
         if isinstance(event, Noted) and event.kind == "side_bet_alert":
             self.alerts.append({**obj, "seq": seq,
                                 "shoe_id": machine.shoe.shoe_id if machine.shoe else None})
         elif event.TYPE == "decision":
             self._decided(seq, obj)
+        self._watch(event, replaying)
+
+    def _watch(self, event: Event, replaying: bool) -> None:
         for watch in self._watchers:
             try:
-                produced = watch(event, machine)
+                produced = watch(event, self.machine)
             except Exception:  # surveillance is an aid: it must never stop the table
                 _log.exception("a watcher of table %s failed on %s", self.table_id, event.TYPE)
                 continue
             if not replaying:
                 for extra in produced:
                     self._record({**extra, "ts": event.ts}, run_watchers=False)
+
+    def _changed(self, event: Event, seq: int, obj: Mapping[str, Any], before: int) -> None:
+        """Note what the event changed for the next snapshot. The machine changes only its
+        current shoe (and the one a new shoe ends), but for a decision on an earlier shoe."""
+        shoes = self.machine.shoes
+        for index in range(max(before - 1, 0), len(shoes)):
+            self._blobs.changed(index)
+        kind = event.TYPE
+        if kind == "decision" and obj.get("shoe_id"):
+            for index, shoe in enumerate(shoes):
+                if shoe.shoe_id == obj["shoe_id"]:
+                    self._blobs.changed(index)
+        elif kind == "new_shoe":
+            self._shoe_seq = seq
+        elif kind == "end_shoe":
+            self._shoe_seq = None
+        self._since_snapshot += 1
+        if kind == "end_shoe" or self._since_snapshot >= self._snapshot_every:
+            self._snapshot_due = True
 
     def _decided(self, seq: int, obj: Mapping[str, Any]) -> None:
         """Keep a decision for the history, with the shoe it concerns (as logged, as JSON)."""
@@ -239,6 +357,7 @@ class LiveTable:
             self._record({"ts": ts, "src": device, "type": "link_status", "status": status,
                           "reason": reason}, run_watchers=False)
             self._publish()
+            self._take_snapshot()
 
     def link_problem(self, device: str, kind: str) -> None:
         """Count a frame the link dropped (checksum, noise...): the console shows the counts."""
@@ -333,3 +452,11 @@ class LiveTable:
                 out.append({**row, **{k: None if row[k] is None else list(row[k]) for k in HAND},
                             "flags": codes})
         return out
+
+
+def _logged(seq: int, obj: Mapping[str, Any]) -> Event:
+    """An event read back from the log (it validated when it was appended)."""
+    try:
+        return parse_event(obj)
+    except TraceError as e:
+        raise RuntimeError(f"event {seq} of the log does not validate: {e}") from None

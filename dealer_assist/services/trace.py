@@ -7,20 +7,8 @@ from collections.abc import Callable, Iterable, Iterator
 
 import orjson
 
-from dealer_assist.domain.events import (
-    BetsClosed,
-    CardDealt,
-    CardLost,
-    CardSeen,
-    CardsRevealed,
-    CutCardOut,
-    Event,
-    FramesLost,
-    ShoeEnded,
-    TraceError,
-    UnreadableDealt,
-    parse_event,
-)
+from dealer_assist.domain import events
+from dealer_assist.domain.events import Event, TraceError, parse_event
 
 
 class TraceLineError(ValueError):
@@ -36,8 +24,9 @@ class TraceLineError(ValueError):
 # their lines as `json.loads` does. orjson refuses what `json.loads` takes (NaN, a byte-order mark,
 # other encodings than UTF-8) and reads an integer over 64 bits as a float, which a new shoe's or a
 # decision's id and a noted event's fields would keep; those lines are read again by `json.loads`.
-_READ_ALIKE = frozenset({CardDealt, BetsClosed, ShoeEnded, CardsRevealed, UnreadableDealt,
-                         CutCardOut, FramesLost, CardSeen, CardLost})
+_READ_ALIKE = frozenset({events.CardDealt, events.BetsClosed, events.ShoeEnded,
+                         events.CardsRevealed, events.UnreadableDealt, events.CutCardOut,
+                         events.FramesLost, events.CardSeen, events.CardLost})
 
 
 def _exact_event(number: int, line: str | bytes) -> Event | None:

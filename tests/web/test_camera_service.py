@@ -23,6 +23,7 @@ from hardware.camera.synth.layout import Placement, zone_slot
 from hardware.camera.synth.scene import make_table, render
 from hardware.camera.zones import Zones, zones_to_toml
 from tests.cardart import faces_or_skip
+from tests.tableconfig import camera_table
 from tests.tracebuild import BURN3, Trace
 
 DESIGN = "tango"
@@ -117,18 +118,7 @@ def test_run_starts_the_camera_it_is_configured_with(tmp_path: Path, faces: dict
     from dealer_assist.bootstrap import open_table
 
     camera = camera_files(tmp_path, faces, [[placed("KD", False, "player1")]] * 4)
-    path = tmp_path / "table.toml"
-    path.write_text(f"""
-[table]
-id = "T7"
-database = "var/T7.events.db"
-users = "var/users.db"
-[camera]
-enabled = true
-source = "{camera.source}"
-deck = "{camera.deck}"
-zones = "{camera.zones}"
-""", encoding="utf-8")
+    path = camera_table(tmp_path, camera.source, camera.deck, camera.zones)
     table = open_table(load_table_config(path), start_shoe=False)
     try:
         assert table.camera is not None
