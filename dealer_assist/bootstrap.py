@@ -5,6 +5,8 @@
              -> LiveTable (rebuilt from the log) with the side-bet watcher
              -> the shoe: its port by URL, or the built-in emulator on a pty (devices/shoe.py)
              -> the overhead camera, when configured (devices/camera.py)
+             -> the shipper of the log to the floor's central store, when the environment
+                names it (floor/shipper.py)
              -> the web app -> uvicorn
 
 Nothing else in the package builds the devices, the one package (with the CLI's own commands)
@@ -16,6 +18,7 @@ the server in a thread (tests, benchmarks), `serve` runs it in the foreground
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import threading
 import time
@@ -41,6 +44,7 @@ from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.table import TableMachine
 from dealer_assist.export.keys import signing_key_from_environment
+from dealer_assist.floor.shipper import DSN_ENV, Shipper
 from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.records import TableRecords
@@ -103,6 +107,7 @@ class Table:
     link: ShoeFeed | None = None
     shoe: BuiltInShoe | None = None
     camera: CameraWatch | None = None
+    shipper: Shipper | None = None
     paytable_report: str = ""
     _closers: list[Callable[[], None]] = field(default_factory=list)
 
@@ -186,11 +191,24 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
                 raise StartError(f"camera: {e}") from None
             closers.append(table.camera.stop)
             table.camera.start()
+        table.shipper = start_shipper(config, closers)
     except BaseException:
         for close in reversed(closers):
             close()
         raise
     return table
+
+
+def start_shipper(config: TableConfig, closers: list[Callable[[], None]]) -> Shipper | None:
+    """The shipper of this table's log to the floor's central store, when the environment
+    names it (`DEALER_ASSIST_CENTRAL_DSN`, as the table's own role); else None. It never makes
+    the table wait: with the central store down it retries by itself (docs/floor.md)."""
+    dsn = os.environ.get(DSN_ENV)
+    if not dsn:
+        return None
+    shipper = Shipper(str(config.database), config.table_id, dsn)
+    closers.append(shipper.stop)
+    return shipper.start()
 
 
 def regulator_pages(config: TableConfig, paytables: dict[str, PayTable]) -> APIRouter:

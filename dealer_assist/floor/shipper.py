@@ -25,6 +25,10 @@ from dealer_assist.store.sqlite_log import SqliteEventReader
 
 log = logging.getLogger(__name__)
 
+#: The environment variable with the central store's DSN, as this table's own role (it holds
+#: the role's password, so it never lives in the config file). Unset: the table ships nothing.
+DSN_ENV = "DEALER_ASSIST_CENTRAL_DSN"
+
 
 @dataclass(frozen=True)
 class Lag:
