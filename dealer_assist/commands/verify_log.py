@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from tqdm import tqdm
+
 from dealer_assist.store.sqlite_log import NotAnEventLog, SqliteEventReader
 from dealer_assist.store.verify import Verdict, verify_chain
 
@@ -45,12 +47,10 @@ def run(args: argparse.Namespace) -> int:
         checkpoints = reader.checkpoints()
         missing = reader.missing_triggers()
         total = reader.head().seq
-        progress = _Progress(total) if sys.stderr.isatty() and not args.json else None
-        verdict = verify_chain(
-            reader.raw_records, checkpoints, progress.update if progress else None
-        )
-        if progress:
-            progress.done()
+        with tqdm(total=total, desc="verifying", unit="event", file=sys.stderr,
+                  disable=not sys.stderr.isatty() or args.json, mininterval=0.5) as bar:
+            verdict = verify_chain(reader.raw_records, checkpoints,
+                                   lambda count: bar.update(count - bar.n))
     except (FileNotFoundError, NotAnEventLog) as exc:
         print(f"verify-log: {exc}", file=sys.stderr)
         return 2
@@ -89,20 +89,3 @@ def _as_json(verdict: Verdict, missing: list[str]) -> dict[str, Any]:
         else {"seq": problem.seq, "kind": problem.kind, "detail": problem.detail},
         "missing_triggers": missing,
     }
-
-
-class _Progress:
-    """A one-line progress bar on the terminal, redrawn every 1% of the events."""
-
-    def __init__(self, total: int) -> None:
-        self.total = max(total, 1)
-        self.step = max(self.total // 100, 1)
-
-    def update(self, count: int) -> None:
-        if count % self.step == 0 or count == self.total:
-            filled = 30 * count // self.total
-            bar = "#" * filled + "." * (30 - filled)
-            print(f"\rverifying [{bar}] {count}/{self.total}", end="", file=sys.stderr)
-
-    def done(self) -> None:
-        print(file=sys.stderr)

@@ -23,7 +23,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
-import sqlite_utils
 
 from dealer_assist.store.chain import (
     GENESIS,
@@ -143,7 +142,8 @@ class SqliteEventReader(LogReading):
         """Names of the append-only triggers that are not in the file (someone dropped them)."""
         conn = self._connect()
         try:
-            present = set(sqlite_utils.Database(conn, execute_plugins=False).triggers_dict)
+            present = {name for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
         finally:
             conn.close()
         return [name for name in TRIGGERS if name not in present]
@@ -175,9 +175,8 @@ class SqliteEventLog(SqliteEventReader):
         self._lock_file: IO[str] | None = _take_writer_lock(self.path)
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db = sqlite_utils.Database(self._conn, execute_plugins=False)
-            _ensure_schema(self._db, self.path)
-            self._db.enable_wal()
+            _ensure_schema(self._conn, self.path)
+            self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=FULL")
             self._head = super().head()
             cps = self.checkpoints()
@@ -286,11 +285,23 @@ def _take_writer_lock(path: Path) -> IO[str]:
     return handle
 
 
-def _ensure_schema(db: sqlite_utils.Database, path: Path) -> None:
+#: The log's tables, written as they have always been (files made before stay byte-identical).
+TABLES = (
+    'CREATE TABLE "events" (\n   "seq" INTEGER PRIMARY KEY,\n   "ts" TEXT NOT NULL,\n'
+    '   "src" TEXT NOT NULL,\n   "type" TEXT NOT NULL,\n   "body" TEXT NOT NULL,\n'
+    '   "prev_hash" TEXT NOT NULL,\n   "hash" TEXT NOT NULL\n)',
+    'CREATE INDEX "idx_events_ts"\n    ON "events" ("ts")',
+    'CREATE TABLE "checkpoints" (\n   "id" INTEGER PRIMARY KEY,\n   "seq" INTEGER NOT NULL,\n'
+    '   "hash" TEXT NOT NULL,\n   "at" TEXT NOT NULL\n)',
+)
+
+
+def _ensure_schema(conn: sqlite3.Connection, path: Path) -> None:
     """Create the tables and triggers in a new file; refuse a file that is something else."""
     try:
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        tables = db.table_names()
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = [name for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
     except sqlite3.DatabaseError as exc:
         raise NotAnEventLog(f"{path} is not an SQLite event log: {exc}") from exc
     if version == SCHEMA_VERSION:
@@ -300,25 +311,15 @@ def _ensure_schema(db: sqlite_utils.Database, path: Path) -> None:
             f"{path} is not an event log of version {SCHEMA_VERSION} "
             f"(user_version {version}, tables {', '.join(tables) or 'none'})"
         )
-    db.conn.execute("BEGIN IMMEDIATE")
+    conn.execute("BEGIN IMMEDIATE")
     try:
-        db.table("events").create(
-            {"seq": int, "ts": str, "src": str, "type": str, "body": str,
-             "prev_hash": str, "hash": str},
-            pk="seq",
-            not_null={"ts", "src", "type", "body", "prev_hash", "hash"},
-        )
-        db.table("events").create_index(["ts"])
-        db.table("checkpoints").create(
-            {"id": int, "seq": int, "hash": str, "at": str},
-            pk="id",
-            not_null={"seq", "hash", "at"},
-        )
+        for sql in TABLES:
+            conn.execute(sql)
         for name, body in TRIGGERS.items():
-            db.conn.execute(f"CREATE TRIGGER {name} {body}")
-        db.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        db.conn.execute("COMMIT")
+            conn.execute(f"CREATE TRIGGER {name} {body}")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
     except BaseException:
-        if db.conn.in_transaction:
-            db.conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
