@@ -43,7 +43,12 @@ def register(subparsers: Any) -> None:
     reader = action("add-reader", "create a login that only reads", run_add_reader)
     reader.add_argument("name", metavar="NAME", help="the login's name")
     reader.add_argument("--role", required=True, choices=READER_GROUPS)
-    parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
+
+    def usage(args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 2
+
+    parser.set_defaults(func=usage)
 
 
 def _connect(args: argparse.Namespace) -> Any:
