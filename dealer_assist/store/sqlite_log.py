@@ -23,7 +23,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
-
 from dealer_assist.store.chain import (
     GENESIS,
     ChainHead,
