@@ -68,7 +68,9 @@ class SnapshotWriter:
             try:
                 self._snapshots.save(self._key, job.seq, job.encode())
                 self.written = job.seq
-            except Exception:  # a full disk must not stop the table: the log has it all
+            except (OSError, ValueError) as e:  # a full disk, a log gone: the log has it all
+                _log.warning("the snapshot at seq %d was not written: %s", job.seq, e)
+            except Exception:  # a fault of ours: say so loudly, the table goes on
                 _log.exception("the snapshot at seq %d was not written", job.seq)
             with self._cond:
                 self._busy = False
