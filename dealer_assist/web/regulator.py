@@ -18,7 +18,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -63,10 +63,14 @@ def regulator_router(
         except ValueError:
             return problem(request, who, 400,
                            f"month {month!r}: write it as YYYY-MM, e.g. 2026-11")
+        if not _on_the_calendar(first):
+            return problem(request, who, 400, f"month {month!r} is out of range")
         try:
             days = records.days(chosen, first) if chosen else []
         except UnknownTable as exc:
             return problem(request, who, 404, str(exc))
+        except (ValueError, OverflowError):  # a month at the calendar's ends
+            return problem(request, who, 400, f"month {month!r} is out of range")
         return render(request, "regulator_index.html", who, tables=tables, table=chosen,
                       month=first, days=days, clock=clock)
 
@@ -77,10 +81,14 @@ def regulator_router(
         except ValueError:
             return problem(request, who, 400,
                            f"day {day!r}: write it as YYYY-MM-DD, e.g. 2026-11-29")
+        if not _on_the_calendar(when):
+            return problem(request, who, 400, f"day {day!r} is out of range")
         try:
             view = records.day(table, when)
         except UnknownTable as exc:
             return problem(request, who, 404, str(exc))
+        except (ValueError, OverflowError):  # a day at the calendar's ends
+            return problem(request, who, 400, f"day {day!r} is out of range")
         return render(request, "regulator_day.html", who, view=view, clock=clock)
 
     @router.get("/{table}/export.zip", response_model=None)
@@ -113,3 +121,9 @@ def regulator_router(
                             background=BackgroundTask(shutil.rmtree, folder, True))
 
     return router
+
+
+def _on_the_calendar(day: date) -> bool:
+    """Whether a page for `day` (and its links to the month and the day before and after) can
+    be drawn: a month's margin inside the calendar's ends."""
+    return date.min + timedelta(days=31) <= day <= date.max - timedelta(days=31)

@@ -122,6 +122,16 @@ def test_a_day_without_events_says_so(client, app):
     assert page.status_code == 200 and "No event at table T1 on 2026-12-25" in page.text
 
 
+@pytest.mark.parametrize("path", ["/regulator/T1/days/9999-12-31", "/regulator/T1/days/0001-01-01",
+                                  "/regulator?month=9999-12", "/regulator?month=0001-01",
+                                  "/regulator/T1/days/2026-13-01", "/regulator?month=99999-01",
+                                  "/regulator/T1/export.zip?from=9999-12-31&to=9999-12-31"])
+def test_a_day_or_month_off_the_calendar_is_a_bad_request_not_a_crash(client, app, path):
+    page = as_role(client, app, "regulator").get(path)
+    assert page.status_code == 400 and ("out of range" in page.text or "write it" in page.text
+                                        or "export:" in page.text), page.text
+
+
 @pytest.mark.parametrize("role", REGULATOR_ROLES)
 def test_the_export_download_verifies_with_the_public_key(client, app, keys, scratch, tmp_path,
                                                          role):
