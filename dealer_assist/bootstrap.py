@@ -151,7 +151,12 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
         raise StartError(str(e)) from None
     report = check_paytables_at_start(paytables, config.house, allow_negative_edge)
     for path in (config.database, config.users):
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:  # a file in the way, a read-only or missing mount
+            why = "a file is in the way" if isinstance(e, FileExistsError) else e.strerror
+            raise StartError(f"cannot make the folder {path.parent} for {path.name}: "
+                             f"{why}") from None
     try:
         log = SqliteEventLog(config.database)
     except Exception as e:  # busy (another service), not a log, no folder

@@ -147,3 +147,18 @@ def test_run_refuses_a_pay_table_the_house_loses_on(tmp_path: Path) -> None:
     finally:
         allowed.send_signal(signal.SIGINT)
         allowed.wait(15)
+
+
+@pytest.mark.parametrize("database, why", [("afile/T5.db", "a file is in the way"),
+                                           ("/proc/no-such/T5.db", "No such file or directory")])
+def test_a_log_folder_that_cannot_be_made_stops_the_start_with_a_message(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], database: str, why: str) -> None:
+    from dealer_assist.cli import main
+
+    (tmp_path / "afile").write_text("not a folder", encoding="utf-8")
+    path = tmp_path / "table.toml"
+    path.write_text(f'[table]\nid = "T5"\ndatabase = "{database}"\nusers = "var/users.db"\n'
+                    '[shoe]\nurl = "emulator"\n[web]\nport = 0\n', encoding="utf-8")
+    assert main(["run", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot make the folder" in err and why in err and "Traceback" not in err
