@@ -406,6 +406,12 @@ class LiveTable:
         return pending, f"{pending}/{flags}/{len(self._decisions)}/{len(self.alerts)}"
 
     # ---- reads ----------------------------------------------------------------------------
+    def link_details(self) -> dict[str, dict[str, Any]]:
+        """Each link with the device's own words (for supervisors; the public view has plain
+        words only)."""
+        with self._lock:
+            return {name: dict(link) for name, link in self.links.items()}
+
     def public(self) -> dict[str, Any]:
         with self._lock:
             return self._last_public or self._public()

@@ -172,13 +172,27 @@ def _alert(shoe: Shoe) -> dict[str, Any] | None:
     return {"title": "Supervisor review", "lines": lines}
 
 
+#: What the public display says of a link, whatever the device said: an OS error's text or a
+#: port's path is for the supervisor's console and the log, not for the players.
+LINK_WORDS = {"up": "working", "down": "not connected", "unknown": "waiting for the device",
+              "off": "not fitted"}
+
+
+def public_links(links: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each link's status and when it changed, with plain words for the reason."""
+    return {name: {"status": link.get("status"),
+                   "reason": LINK_WORDS.get(str(link.get("status")), "not connected"),
+                   "since": link.get("since")}
+            for name, link in links.items()}
+
+
 def public_view(machine: TableMachine, paytables: dict[str, PayTable], table_id: str,
                 links: dict[str, dict[str, Any]], seq: int) -> dict[str, Any]:
     """Everything the public display shows, as one JSON-ready object (see the module doc)."""
     shoe = machine.shoe
     headline, notes = next_action(machine, hide_unrevealed=True)
     view: dict[str, Any] = {
-        "seq": seq, "table": table_id, "links": links,
+        "seq": seq, "table": table_id, "links": public_links(links),
         "action": {"headline": headline, "notes": list(notes)},
         "shoe": None, "game": None, "alert": None, "roads": roads_view(""),
     }

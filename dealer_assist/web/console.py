@@ -115,7 +115,7 @@ def console_page(request: Request, session: SupervisorPage, decided: str = "") -
     table = _table(request)
     message = f"Decision recorded for game {decided}." if decided.isdigit() else None
     return pages.render(request, "console.html", session, items=table.review_queue(),
-                        alerts=table.side_bet_alerts(), links=table.public()["links"],
+                        alerts=table.side_bet_alerts(), links=table.link_details(),
                         problems=dict(table.link_problems), shoes=table.shoes(),
                         message=message, scripts=["console.js"], clock=_clock(request))
 

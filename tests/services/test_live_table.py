@@ -325,11 +325,15 @@ def test_link_status_is_shown_and_logged(make_log: Callable[[], Any]) -> None:
     log = make_log()
     table = table_on(log)
     assert table.public()["links"]["shoe"]["status"] == "unknown"
-    table.link_changed("shoe", "down", "no frame for 3 s", "2026-11-29T10:00:00.000Z")
-    assert table.public()["links"]["shoe"] == {"status": "down", "reason": "no frame for 3 s",
+    reason = "could not open port /dev/ttyUSB0: [Errno 2] No such file or directory"
+    table.link_changed("shoe", "down", reason, "2026-11-29T10:00:00.000Z")
+    # the public display says it in plain words; the device's own words are for supervisors
+    assert table.public()["links"]["shoe"] == {"status": "down", "reason": "not connected",
                                                "since": "2026-11-29T10:00:00.000Z"}
+    assert table.links["shoe"]["reason"] == reason
     (_, logged), = log.read()
     assert logged["type"] == "link_status" and logged["src"] == "shoe"
+    assert logged["reason"] == reason
     assert table_on(make_log()).public()["links"]["shoe"]["status"] == "unknown"
 
 

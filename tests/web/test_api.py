@@ -326,3 +326,12 @@ def test_an_empty_table_shows_an_empty_display() -> None:
     view = empty.public()
     assert view["shoe"] is None and view["game"] is None
     assert view["action"]["headline"] == "load a new shoe"
+
+
+def test_the_shoe_ports_error_is_for_supervisors_not_for_the_public_display(
+        client: TestClient, table: LiveTable) -> None:
+    table.link_changed("shoe", "down", "could not open port /dev/ttyUSB7: [Errno 13] denied")
+    public = client.get("/api/table").text
+    assert "ttyUSB7" not in public and "Errno" not in public and "not connected" in public
+    login(client, "sup")
+    assert "could not open port /dev/ttyUSB7" in client.get("/supervisor").text
