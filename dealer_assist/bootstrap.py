@@ -48,12 +48,14 @@ from dealer_assist.floor.shipper import DSN_ENV, Shipper
 from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.records import TableRecords
+from dealer_assist.store.durable import log_problem
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.snapshot import TableSnapshots
 from dealer_assist.store.sqlite_log import SqliteEventLog
 from dealer_assist.store.users import UserStore
 from dealer_assist.web.app import WebSettings, create_app
 from dealer_assist.web.auth import require
+from dealer_assist.web.health import health_router
 from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router
 
 _log = logging.getLogger("dealer_assist")
@@ -174,7 +176,9 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
         app = create_app(live, UserAccounts(users), WebSettings(
             secure_cookies=config.web.secure_cookies, session_minutes=config.web.session_minutes,
             gaming_day=config.gaming_day),
-            routers=[regulator_pages(config, paytables)])
+            routers=[regulator_pages(config, paytables),
+                     health_router(live, lambda: log_problem(config.database),
+                                   lambda: shipping_lag(table))])
         table = Table(config, log, users, live, app, paytable_report=report, _closers=closers)
         url = config.shoe.url
         if config.shoe.emulated:
@@ -202,6 +206,14 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
             close()
         raise
     return table
+
+
+def shipping_lag(table: Table) -> tuple[int, float] | None:
+    """The shipper's lag (events, seconds) for the metrics; None with no floor."""
+    if table.shipper is None:
+        return None
+    lag = table.shipper.lag()
+    return lag.events, lag.seconds
 
 
 def start_shipper(config: TableConfig, closers: list[Callable[[], None]]) -> Shipper | None:

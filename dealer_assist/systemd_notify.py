@@ -19,17 +19,16 @@ from __future__ import annotations
 import http.client
 import logging
 import os
-import shutil
 import socket
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from dealer_assist.store.durable import log_problem
+
 _log = logging.getLogger("dealer_assist.systemd")
 
-#: The event log's disk must keep this much room for the service to count as healthy.
-MIN_FREE_BYTES = 1 << 20
 
 #: A check of the service's health: None when healthy, else what is wrong.
 Problem = Callable[[], "str | None"]
@@ -116,10 +115,6 @@ def table_problem(url: str, database: Path, timeout: float = 5.0) -> Problem:
             connection.close()
         if status != 200:
             return f"the web server answers {status} for /api/table"
-        if not os.access(database, os.W_OK):
-            return f"the event log {database} cannot be written"
-        if shutil.disk_usage(database.parent).free < MIN_FREE_BYTES:
-            return f"no room left for the event log on the disk of {database.parent}"
-        return None
+        return log_problem(database)
 
     return problem

@@ -78,6 +78,11 @@ class TableMachine:
         self._ts = ""
 
     @property
+    def last_ts(self) -> str:
+        """The time of the last event applied ("" before the first)."""
+        return self._ts
+
+    @property
     def phase(self) -> str:
         return self._phase
 

@@ -406,6 +406,20 @@ class LiveTable:
         return pending, f"{pending}/{flags}/{len(self._decisions)}/{len(self.alerts)}"
 
     # ---- reads ----------------------------------------------------------------------------
+    def signals(self) -> dict[str, Any]:
+        """What operations watch (`/metrics`): the log's seq, the time of the last event,
+        flags raised by code, the links, and the last snapshot's seq and time."""
+        with self._lock:
+            flags: dict[str, int] = {}
+            for shoe in self.machine.shoes:
+                for flag in [*shoe.flags, *(f for game in shoe.games for f in game.flags)]:
+                    flags[flag.code] = flags.get(flag.code, 0) + 1
+            writer = self._writer
+            return {"seq": self.seq, "last_event": self.machine.last_ts, "flags": flags,
+                    "links": {name: link["status"] for name, link in self.links.items()},
+                    "snapshot_seq": writer.written if writer else None,
+                    "snapshot_at": writer.written_at if writer else None}
+
     def link_details(self) -> dict[str, dict[str, Any]]:
         """Each link with the device's own words (for supervisors; the public view has plain
         words only)."""

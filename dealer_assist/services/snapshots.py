@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
@@ -44,6 +45,8 @@ class SnapshotWriter:
         self._thread: threading.Thread | None = None
         #: The seq of the last snapshot written (0: none yet).
         self.written = 0
+        #: When the last snapshot was written (time.time()), None before the first.
+        self.written_at: float | None = None
 
     def submit(self, captured: Captured) -> None:
         with self._cond:
@@ -68,6 +71,7 @@ class SnapshotWriter:
             try:
                 self._snapshots.save(self._key, job.seq, job.encode())
                 self.written = job.seq
+                self.written_at = time.time()
             except (OSError, ValueError) as e:  # a full disk, a log gone: the log has it all
                 _log.warning("the snapshot at seq %d was not written: %s", job.seq, e)
             except Exception:  # a fault of ours: say so loudly, the table goes on

@@ -11,6 +11,7 @@ Routes and who may use them (see docs/service.md):
     /supervisor...            supervisor (history also regulator)
     /dealer, /dealer/reveal   dealer, supervisor
     /api/review-queue         supervisor
+    /healthz, /metrics        public; this machine only (web/health.py, routed by bootstrap)
 
 Everything else answers 404. A state-changing request from another site's page (its `Origin`)
 is refused with 403. Headers: a strict Content-Security-Policy (no inline script),
