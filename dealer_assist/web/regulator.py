@@ -58,37 +58,26 @@ def regulator_router(
               month: str = "") -> HTMLResponse:
         tables = records.tables()
         chosen = table or (tables[0] if tables else "")
-        try:
-            first = date.fromisoformat(f"{month}-01") if month else today().replace(day=1)
-        except ValueError:
-            return problem(request, who, 400,
-                           f"month {month!r}: write it as YYYY-MM, e.g. 2026-11")
-        if not _on_the_calendar(first):
-            return problem(request, who, 400, f"month {month!r} is out of range")
+        first = _calendar_date(f"{month}-01", f"month {month!r}", "YYYY-MM, e.g. 2026-11") \
+            if month else today().replace(day=1)
+        if isinstance(first, str):
+            return problem(request, who, 400, first)
         try:
             days = records.days(chosen, first) if chosen else []
         except UnknownTable as exc:
             return problem(request, who, 404, str(exc))
-        except (ValueError, OverflowError):  # a month at the calendar's ends
-            return problem(request, who, 400, f"month {month!r} is out of range")
         return render(request, "regulator_index.html", who, tables=tables, table=chosen,
                       month=first, days=days, clock=clock)
 
     @router.get("/{table}/days/{day}")
     def day_page(request: Request, table: str, day: str, who: Any = guard) -> HTMLResponse:
-        try:
-            when = date.fromisoformat(day)
-        except ValueError:
-            return problem(request, who, 400,
-                           f"day {day!r}: write it as YYYY-MM-DD, e.g. 2026-11-29")
-        if not _on_the_calendar(when):
-            return problem(request, who, 400, f"day {day!r} is out of range")
+        when = _calendar_date(day, f"day {day!r}", "YYYY-MM-DD, e.g. 2026-11-29")
+        if isinstance(when, str):
+            return problem(request, who, 400, when)
         try:
             view = records.day(table, when)
         except UnknownTable as exc:
             return problem(request, who, 404, str(exc))
-        except (ValueError, OverflowError):  # a day at the calendar's ends
-            return problem(request, who, 400, f"day {day!r} is out of range")
         return render(request, "regulator_day.html", who, view=view, clock=clock)
 
     @router.get("/{table}/export.zip", response_model=None)
@@ -123,7 +112,13 @@ def regulator_router(
     return router
 
 
-def _on_the_calendar(day: date) -> bool:
-    """Whether a page for `day` (and its links to the month and the day before and after) can
-    be drawn: a month's margin inside the calendar's ends."""
-    return date.min + timedelta(days=31) <= day <= date.max - timedelta(days=31)
+def _calendar_date(iso: str, what: str, form: str) -> date | str:
+    """The date of `iso`, or what is wrong with it (for a 400). A page can be drawn for a day a
+    month inside the calendar's ends (its links name the day before and after, the month)."""
+    try:
+        when = date.fromisoformat(iso)
+    except ValueError:
+        return f"{what}: write it as {form}"
+    if not date.min + timedelta(days=31) <= when <= date.max - timedelta(days=31):
+        return f"{what} is out of range"
+    return when
