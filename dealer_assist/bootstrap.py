@@ -43,7 +43,10 @@ from dealer_assist.domain.events import Event
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.table import TableMachine
-from dealer_assist.export.keys import signing_key_from_environment
+from dealer_assist.export.keys import (
+    checkpoint_signer_from_environment,
+    signing_key_from_environment,
+)
 from dealer_assist.floor.shipper import DSN_ENV, Shipper
 from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
@@ -160,7 +163,8 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
             raise StartError(f"cannot make the folder {path.parent} for {path.name}: "
                              f"{why}") from None
     try:
-        log = SqliteEventLog(config.database)
+        log = SqliteEventLog(config.database, table_id=config.table_id,
+                             signer=checkpoint_signer_from_environment())
     except Exception as e:  # busy (another service), not a log, no folder
         raise StartError(f"event log {config.database}: {e}") from None
     closers: list[Callable[[], None]] = [log.close]

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tqdm import tqdm
 
 from dealer_assist.commands import CommandFailed
@@ -15,12 +16,15 @@ from dealer_assist.export.keys import (
     ENV_SIGNING_KEY,
     KeyProblem,
     load_private_key,
+    public_check,
     signing_key_path,
 )
 from dealer_assist.export.source import parse_when, plan_range
 from dealer_assist.export.writer import LogTampered, write_export
+from dealer_assist.store.log import DEFAULT_CHECKPOINT_EVERY
 from dealer_assist.store.log_range import SqliteLogSource
-from dealer_assist.store.sqlite_log import NotAnEventLog
+from dealer_assist.store.signed_checkpoints import check_signed
+from dealer_assist.store.sqlite_log import NotAnEventLog, SqliteEventReader
 
 HELP = f"""\
 Export a table's log from FROM to TO as a signed zip that a regulator checks offline:
@@ -45,8 +49,12 @@ The table id (--table, by default the database's file name up to its first dot, 
 T1.events.db) is written into the manifest and every CSV row. The private key comes from
 --signing-key or {ENV_SIGNING_KEY}.
 
-The export re-checks the chain of its range and refuses a log that was tampered with. The
-database is opened read-only. Exit status 0 done, 2 nothing written.
+The export re-checks the chain of its range and refuses a log that was tampered with, and
+checks the log against the checkpoints the table signed, with the public half of the key:
+it refuses a log cut back past a signed checkpoint, rewritten under one, or whose signed
+checkpoints were removed (docs/log-integrity.md). A log with no signed checkpoint (written
+before the table signed them) is exported with a warning. The database is opened read-only.
+Exit status 0 done, 2 nothing written.
 See docs/export-format.md.
 """
 
@@ -90,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out.exists():
         raise CommandFailed(f"{args.out} exists: refusing to overwrite an export")
     table = args.table or args.db.name.split(".", 1)[0]
+    _check_signed_checkpoints(args.db, key, table)
     bar = tqdm(total=span.events, unit="event", desc="export", file=sys.stderr,
                disable=not sys.stderr.isatty(), unit_scale=True)
     try:
@@ -110,3 +119,20 @@ def run(args: argparse.Namespace) -> int:
     print(f"  chain head at the end: seq {chain['end']['seq']} hash {chain['end']['hash']}")
     print(f"  signed by {m['signing_key']['fingerprint']}")
     return 0
+
+
+def _check_signed_checkpoints(db: Path, key: Ed25519PrivateKey, table: str) -> None:
+    """Refuse a log that does not verify against the checkpoints the table signed."""
+    try:
+        reader = SqliteEventReader(db)
+        if not reader.signed_checkpoints():
+            print(f"export: warning: {db} holds no signed checkpoint: nothing outside the file "
+                  "anchors its chain", file=sys.stderr)
+            return
+        finding = check_signed(reader, public_check(key.public_key()), DEFAULT_CHECKPOINT_EVERY,
+                               table)
+    except NotAnEventLog as exc:
+        raise CommandFailed(str(exc)) from None
+    if finding is not None:
+        raise CommandFailed(f"refusing to sign: {finding} (see `dealer-assist verify-log {db} "
+                            "--pubkey KEY`)")

@@ -13,9 +13,10 @@ manifest names the key that signed it by its fingerprint.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,6 +108,24 @@ def load_private_key(path: Path) -> Ed25519PrivateKey:
 def signing_key_from_environment() -> Ed25519PrivateKey:
     """The key that DEALER_ASSIST_SIGNING_KEY names (what the service signs exports with)."""
     return load_private_key(signing_key_path(None))
+
+
+def checkpoint_signer_from_environment(
+        environ: Mapping[str, str] | None = None) -> Callable[[bytes], bytes] | None:
+    """The `sign` of the key DEALER_ASSIST_SIGNING_KEY names, for the log to sign its
+    checkpoints with; None (said once, in the service's log) when the variable is not set."""
+    value = (os.environ if environ is None else environ).get(ENV_SIGNING_KEY, "").strip()
+    if not value:
+        logging.getLogger("dealer_assist").warning(
+            "%s is not set: the log's checkpoints are unsigned, so nothing outside the log "
+            "file anchors its chain (see docs/log-integrity.md)", ENV_SIGNING_KEY)
+        return None
+    return load_private_key(Path(value).expanduser()).sign
+
+
+def public_check(public_key: Ed25519PublicKey) -> Callable[[bytes, bytes], bool]:
+    """`holds(signature, data)` for `public_key`, as the log's signature check takes it."""
+    return lambda signature, data: signature_holds(public_key, signature, data)
 
 
 def load_public_key(path: Path) -> Ed25519PublicKey:

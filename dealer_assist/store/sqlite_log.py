@@ -1,12 +1,16 @@
 """The event log on SQLite: one file per table, one writer, readers on read-only connections.
 
-The file holds two tables, `events` and `checkpoints`, and `PRAGMA user_version` 1.
+The file holds three tables, `events`, `checkpoints` and `checkpoint_signatures`, and
+`PRAGMA user_version` 2 (a version-1 file, which lacks the signatures, is upgraded when the
+writer opens it; readers read both).
 `events(seq, ts, src, type, body, prev_hash, hash)`: `seq` is the INTEGER PRIMARY KEY (unique,
 so a double append fails), `body` the canonical JSON of the event exactly as appended, `ts`
 `src` and `type` copies of its fields for queries, `prev_hash`/`hash` its links in the chain.
-`checkpoints(id, seq, hash, at)` records the chain head with its time.
+`checkpoints(id, seq, hash, at)` records the chain head with its time, and
+`checkpoint_signatures` the table's signature of a checkpoint when the writer was given a
+signer (see `signed_checkpoints`).
 
-Triggers refuse UPDATE and DELETE on both tables and refuse an insert that is not the next
+Triggers refuse UPDATE and DELETE on every table and refuse an insert that is not the next
 link of the chain (which also stops INSERT OR REPLACE from overwriting an event). The writer
 uses WAL with synchronous=FULL and explicit transactions (BEGIN IMMEDIATE ... COMMIT), and
 holds an exclusive lock on `<file>.lock` while it is open, so a second writer fails at once.
@@ -41,11 +45,20 @@ from dealer_assist.store.log import (
     LogReading,
     checked_bodies,
 )
+from dealer_assist.store.signed_checkpoints import (
+    SIGNATURE_TRIGGERS,
+    SIGNATURES_TABLE,
+    CheckpointSigning,
+    SignedCheckpoint,
+    Signer,
+    read_signed,
+)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: The version before checkpoints were signed: read as it is, upgraded by the writer.
+UNSIGNED_VERSION = 1
 
-#: The triggers that keep the log append-only, by name; `verify-log` checks they are there.
-TRIGGERS: dict[str, str] = {
+_CHAIN_TRIGGERS: dict[str, str] = {
     "events_no_update": "BEFORE UPDATE ON events BEGIN "
     "SELECT RAISE(ABORT, 'the event log is append-only: UPDATE of events refused'); END",
     "events_no_delete": "BEFORE DELETE ON events BEGIN "
@@ -65,6 +78,8 @@ TRIGGERS: dict[str, str] = {
     f"CASE WHEN NEW.seq = 0 THEN '{GENESIS}' END) BEGIN "
     "SELECT RAISE(ABORT, 'a checkpoint must record the hash of an event in the log'); END",
 }
+#: The triggers that keep the log append-only, by name; `verify-log` checks they are there.
+TRIGGERS: dict[str, str] = {**_CHAIN_TRIGGERS, **SIGNATURE_TRIGGERS}
 
 _INSERT_EVENT = (
     "INSERT INTO events (seq, ts, src, type, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -100,7 +115,7 @@ class SqliteEventReader(LogReading):
             version = conn.execute("PRAGMA user_version").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             raise NotAnEventLog(f"{self.path} is not an SQLite event log: {exc}") from exc
-        if version != SCHEMA_VERSION:
+        if version not in (SCHEMA_VERSION, UNSIGNED_VERSION):
             conn.close()
             raise NotAnEventLog(
                 f"{self.path} is not an event log of version {SCHEMA_VERSION} "
@@ -137,15 +152,35 @@ class SqliteEventReader(LogReading):
             conn.close()
         return [Checkpoint(seq, digest, at) for seq, digest, at in rows]
 
+    def signed_checkpoints(self) -> list[SignedCheckpoint]:
+        """The checkpoints the table signed, in order (none in a version-1 log)."""
+        conn = self._connect()
+        try:
+            if _version(conn) == UNSIGNED_VERSION:
+                return []
+            return read_signed(conn)
+        finally:
+            conn.close()
+
+    def hashes_at(self, seqs: Iterable[int]) -> dict[int, str]:
+        """The hash the log holds at each of `seqs` that it has an event for."""
+        conn = self._connect()
+        try:
+            return {seq: digest for seq in set(seqs) for (digest,) in conn.execute(
+                "SELECT hash FROM events WHERE seq = ?", (seq,))}
+        finally:
+            conn.close()
+
     def missing_triggers(self) -> list[str]:
         """Names of the append-only triggers that are not in the file (someone dropped them)."""
         conn = self._connect()
         try:
             present = {name for (name,) in conn.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+            expected = _CHAIN_TRIGGERS if _version(conn) == UNSIGNED_VERSION else TRIGGERS
         finally:
             conn.close()
-        return [name for name in TRIGGERS if name not in present]
+        return [name for name in expected if name not in present]
 
     def close(self) -> None:
         """Readers hold no connection between reads; nothing to close."""
@@ -167,8 +202,15 @@ class SqliteEventLog(SqliteEventReader):
         clock: Clock = utc_now,
         checkpoint_every: int | None = DEFAULT_CHECKPOINT_EVERY,
         checkpoint_interval: timedelta | None = DEFAULT_CHECKPOINT_INTERVAL,
+        signer: Signer | None = None,
+        table_id: str = "",
     ) -> None:
+        """`signer` (the table key's `sign`) signs every checkpoint as table `table_id`;
+        without it checkpoints are recorded unsigned, as before."""
+        if signer is not None and not table_id:
+            raise ValueError("a log that signs its checkpoints needs the table's id")
         self.path = Path(path)
+        self._signing: CheckpointSigning | None = None
         self._policy = CheckpointPolicy(clock, checkpoint_every, checkpoint_interval)
         self._lock = threading.Lock()
         self._lock_file: IO[str] | None = _take_writer_lock(self.path)
@@ -180,6 +222,11 @@ class SqliteEventLog(SqliteEventReader):
             self._head = super().head()
             cps = self.checkpoints()
             self._last_checkpoint = cps[-1] if cps else None
+            if signer is not None:
+                points = [entry.point for entry in read_signed(self._conn) if entry.point]
+                last = ChainHead(points[-1].seq, points[-1].hash) if points \
+                    else ChainHead(0, GENESIS)
+                self._signing = CheckpointSigning(table_id, signer, last)
         except BaseException:
             self._release()
             raise
@@ -201,7 +248,7 @@ class SqliteEventLog(SqliteEventReader):
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 point = self._insert_checkpoint(self._head, self._policy.clock())
-                self._conn.execute("COMMIT")
+                self._commit()
             except BaseException:
                 self._rollback()
                 raise
@@ -229,7 +276,7 @@ class SqliteEventLog(SqliteEventReader):
             try:
                 self._conn.executemany(_INSERT_EVENT, rows())
                 point = self._due_checkpoint(head)
-                self._conn.execute("COMMIT")
+                self._commit()
             except BaseException:
                 self._rollback()
                 raise
@@ -246,13 +293,22 @@ class SqliteEventLog(SqliteEventReader):
 
     def _insert_checkpoint(self, head: ChainHead, now: datetime) -> Checkpoint:
         point = Checkpoint(head.seq, head.hash, utc_stamp(now))
-        self._conn.execute(
+        cursor = self._conn.execute(
             "INSERT INTO checkpoints (seq, hash, at) VALUES (?, ?, ?)",
             (point.seq, point.hash, point.at),
         )
+        if self._signing is not None and cursor.lastrowid is not None:
+            self._signing.sign(self._conn, cursor.lastrowid, point)
         return point
 
+    def _commit(self) -> None:
+        self._conn.execute("COMMIT")
+        if self._signing is not None:
+            self._signing.committed()
+
     def _rollback(self) -> None:
+        if self._signing is not None:
+            self._signing.rolled_back()
         if self._conn.in_transaction:
             self._conn.execute("ROLLBACK")
 
@@ -292,7 +348,12 @@ TABLES = (
     'CREATE INDEX "idx_events_ts"\n    ON "events" ("ts")',
     'CREATE TABLE "checkpoints" (\n   "id" INTEGER PRIMARY KEY,\n   "seq" INTEGER NOT NULL,\n'
     '   "hash" TEXT NOT NULL,\n   "at" TEXT NOT NULL\n)',
+    SIGNATURES_TABLE,
 )
+
+
+def _version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
 def _ensure_schema(conn: sqlite3.Connection, path: Path) -> None:
@@ -305,16 +366,25 @@ def _ensure_schema(conn: sqlite3.Connection, path: Path) -> None:
         raise NotAnEventLog(f"{path} is not an SQLite event log: {exc}") from exc
     if version == SCHEMA_VERSION:
         return
+    if version == UNSIGNED_VERSION:
+        _create(conn, (SIGNATURES_TABLE,), SIGNATURE_TRIGGERS)
+        return
     if version != 0 or tables:
         raise NotAnEventLog(
             f"{path} is not an event log of version {SCHEMA_VERSION} "
             f"(user_version {version}, tables {', '.join(tables) or 'none'})"
         )
+    _create(conn, TABLES, TRIGGERS)
+
+
+def _create(conn: sqlite3.Connection, tables: Iterable[str], triggers: Mapping[str, str]) -> None:
+    """Create `tables` and `triggers` and set this version, all or nothing (a version-1 log
+    is upgraded by adding the checkpoint signatures; its events stay as they are)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for sql in TABLES:
+        for sql in tables:
             conn.execute(sql)
-        for name, body in TRIGGERS.items():
+        for name, body in triggers.items():
             conn.execute(f"CREATE TRIGGER {name} {body}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
