@@ -20,6 +20,7 @@ from fastapi.responses import (
 )
 
 from dealer_assist.config.gaming_day import GamingDay
+from dealer_assist.domain.excerpt import shown
 from dealer_assist.domain.flags import FLAGS
 from dealer_assist.services.live_table import LiveTable, Refused
 from dealer_assist.web import pages
@@ -55,6 +56,11 @@ def _clock(request: Request) -> GamingDay:
     """The site's zone, for the times the pages show."""
     clock: GamingDay = request.app.state.settings.gaming_day
     return clock
+
+
+def _excerpt(text: str) -> str:
+    """A refusal as the page shows it: a form field of megabytes is not echoed whole."""
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def _secure(request: Request) -> bool:
@@ -169,8 +175,9 @@ def decide(request: Request, session: Supervisor, csrf: str = Form(""), shoe: st
            B3: str = Form("")) -> Response:
     check_csrf(session.csrf, csrf)
     table = _table(request)
-    if not game.isdigit():
-        return pages.message(request, "Bad request", f"game {game!r} is not a number", session)
+    if not (game.isascii() and game.isdigit() and len(game) <= 18):
+        return pages.message(request, "Bad request", f"game {shown(game)} is not a game number",
+                             session)
     number = int(game)
     cards = {"P1": P1, "P2": P2, "P3": P3, "B1": B1, "B2": B2, "B3": B3}
     item = table.review(shoe or None, number)
@@ -180,11 +187,12 @@ def decide(request: Request, session: Supervisor, csrf: str = Form(""), shoe: st
         table.decide(session.account.name, number, action, reason, shoe_id=shoe or None,
                      player=player, banker=banker)
     except Refused as e:
+        said = _excerpt(str(e))
         item = table.review(shoe or None, number)
         if item is None:
-            return pages.message(request, "Decision refused", str(e), session)
+            return pages.message(request, "Decision refused", said, session)
         return pages.render(request, "game.html", session, 400, item=item,
-                            error=f"Not recorded: {e}", reason=reason)
+                            error=f"Not recorded: {said}", reason=reason)
     return RedirectResponse(f"/supervisor?decided={number}", status_code=303)
 
 
@@ -225,7 +233,7 @@ def reveal(request: Request, session: Dealer, csrf: str = Form(""),
            side: str = Form("all")) -> Response:
     check_csrf(session.csrf, csrf)
     if side not in ("all", "player", "banker"):
-        return pages.message(request, "Bad request", f"side {side!r}: all, player or banker",
+        return pages.message(request, "Bad request", f"side {shown(side)}: all, player or banker",
                              session)
     _table(request).reveal(None if side == "all" else side, src="dealer")
     return RedirectResponse("/dealer?done=1", status_code=303)

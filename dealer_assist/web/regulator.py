@@ -26,6 +26,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from starlette.background import BackgroundTask
 
+from dealer_assist.domain.excerpt import shown
 from dealer_assist.export.keys import KeyProblem
 from dealer_assist.export.source import NothingToExport, parse_when
 from dealer_assist.services.records import NotSigning, TableRecords, UnknownTable
@@ -87,6 +88,9 @@ def regulator_router(
             begin, until = parse_when(start, clock), parse_when(end, clock)
         except ValueError as exc:
             return problem(request, who, 400, f"export: {exc}")
+        except OverflowError:  # a time at the calendar's ends, moved to UTC
+            return problem(request, who, 400, f"export: {shown(start)} to {shown(end)} passes "
+                           "the calendar's ends (years 1 to 9999, UTC)")
         folder = Path(tempfile.mkdtemp(prefix="regulator-", dir=scratch))
         try:
             written = records.export(table, begin, until, folder)
