@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 CONFIG ?= config/table.toml
 
-.PHONY: run test check check-fast lint bench clean
+.PHONY: run floor test check check-fast lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,12 +14,17 @@ $(VENV)/.installed-run: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
+# The tests include a tiny training run of the camera's networks: [train] brings PyTorch's CPU build.
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,train]'
 	touch $@ $(VENV)/.installed-run
 
 run: $(VENV)/.installed-run
 	$(BIN)/dealer-assist run --config $(CONFIG)
+
+# The floor demo: a private PostgreSQL, the floor service and 8 emulated tables (docs/floor.md).
+floor: $(VENV)/.installed-run
+	$(BIN)/dealer-assist floor-demo
 
 check: $(VENV)/.installed-test
 	$(BIN)/ruff check dealer_assist hardware tests benchmarks

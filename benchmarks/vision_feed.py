@@ -4,7 +4,8 @@
 and the feed (`hardware.camera.feed.CameraFeed`) reports it once the same reading has come
 in `confirm_frames` frames running (an unsure frame breaks nothing). Here each deal is
 rendered again and again with fresh noise, blur, glare, JPEG and a fresh hand or chips
-(`synth.scene.render`), the frames go through the enrolled recognizer and the feed, and each
+(`synth.scene.render`), the frames go through the shipped recognizer (no enrolment) and the
+feed, and each
 card is scored by the feed's `card_seen` events in its zone:
 
 - face up: told with the right code (and never another), told a wrong code at any time,
@@ -32,10 +33,10 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
+from tqdm import tqdm  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hardware.camera.deck import DeckModel  # noqa: E402
 from hardware.camera.feed import CameraFeed  # noqa: E402
 from hardware.camera.recognize import Recognizer  # noqa: E402
 from hardware.camera.synth.decks import (  # noqa: E402
@@ -117,20 +118,16 @@ def main() -> int:
     cv2.setNumThreads(1)
     total: Counter = Counter()
     lines = []
+    recognizer = Recognizer().load()
     for name in names:
         faces = load_faces(name)
-        recognizer = Recognizer(DeckModel.from_faces(name, faces))
         rng = np.random.default_rng(args.seed + list(DESIGNS).index(name))
         tally: Counter = Counter()
-        for deal in range(args.deals):
+        for _ in tqdm(range(args.deals), desc=name, unit="deal", file=sys.stderr):
             one_deal(recognizer, faces, rng, args.frames, tally)
-            done = 30 * (deal + 1) // args.deals
-            sys.stderr.write(f"\r{name:<18} [{'#' * done}{'.' * (30 - done)}] "
-                             f"{deal + 1}/{args.deals} deals")
-        sys.stderr.write("\n")
         lines.append(line(name, tally))
         total.update(tally)
-    print(f"\n== enrolled, {args.deals} deals of {args.frames} frames each (hands, chips, "
+    print(f"\n== the shipped model, no enrolment, {args.deals} deals of {args.frames} frames each (hands, chips, "
           "blur and glare drawn afresh in every frame) ==")
     print("\n".join(lines))
     print(line("ALL", total))

@@ -4,7 +4,9 @@
              -> SqliteEventLog (one writer) and the users file
              -> LiveTable (rebuilt from the log) with the side-bet watcher
              -> the shoe: its port by URL, or the built-in emulator on a pty (devices/shoe.py)
-             -> the overhead camera, when configured (devices/camera.py)
+             -> the overhead camera, when configured (devices/camera.py); with the built-in
+                shoe it may be the shoe's virtual camera (devices/virtual_camera.py), whose
+                frames of the cards it deals go through the same recognizer
              -> the shipper of the log to the floor's central store, when the environment
                 names it (floor/shipper.py)
              -> the web app -> uvicorn
@@ -39,6 +41,7 @@ from dealer_assist.analysis.surveillance import SideBetWatcher
 from dealer_assist.config import ConfigError, TableConfig, load_paytables
 from dealer_assist.devices.camera import CameraWatch
 from dealer_assist.devices.shoe import BuiltInShoe, ShoeFeed
+from dealer_assist.devices.virtual_camera import VirtualCamera
 from dealer_assist.domain.events import Event
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
@@ -60,6 +63,7 @@ from dealer_assist.web.app import WebSettings, create_app
 from dealer_assist.web.auth import require
 from dealer_assist.web.health import health_router
 from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router
+from hardware.camera.zones import ZoneError, load_zones
 
 _log = logging.getLogger("dealer_assist")
 Say = Callable[[str], None]
@@ -112,6 +116,8 @@ class Table:
     link: ShoeFeed | None = None
     shoe: BuiltInShoe | None = None
     camera: CameraWatch | None = None
+    #: The built-in shoe's overhead camera, when `camera.source` is "virtual".
+    virtual_camera: VirtualCamera | None = None
     shipper: Shipper | None = None
     paytable_report: str = ""
     _closers: list[Callable[[], None]] = field(default_factory=list)
@@ -183,13 +189,18 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
             routers=[regulator_pages(config, paytables),
                      health_router(live, lambda: log_problem(config.database),
                                    lambda: shipping_lag(table))])
+        app.state.display = config.display  # the board's language(s) and layout
         table = Table(config, log, users, live, app, paytable_report=report, _closers=closers)
         url = config.shoe.url
+        if config.camera.virtual and config.shoe.emulated:
+            table.virtual_camera = virtual_camera(config)
         if config.shoe.emulated:
             speed = config.shoe.emulator_speed if shoe_speed == "config" else shoe_speed
+            follow = table.virtual_camera.follow if table.virtual_camera else None
             table.shoe = BuiltInShoe(config.house, speed=speed,  # type: ignore[arg-type]
                                      seed=config.shoe.emulator_seed,
-                                     mistakes=config.shoe.emulator_mistakes, shoes=shoes, say=say)
+                                     mistakes=config.shoe.emulator_mistakes, shoes=shoes, say=say,
+                                     on_shoe=follow)
             closers.append(table.shoe.stop)
             url = table.shoe.path
             if start_shoe:
@@ -199,17 +210,31 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
         table.link.start()
         if config.camera.enabled:
             try:
-                table.camera = CameraWatch(config.camera, live)
-            except Exception as e:  # an unreadable deck or zones file
+                if table.virtual_camera is not None:
+                    closers.append(table.virtual_camera.stop)  # after the watch has stopped
+                    table.camera = CameraWatch(config.camera, live,
+                                               source=table.virtual_camera.frames())
+                else:
+                    table.camera = CameraWatch(config.camera, live)
+            except Exception as e:  # an unreadable zones file, no model
                 raise StartError(f"camera: {e}") from None
             closers.append(table.camera.stop)
             table.camera.start()
-        table.shipper = start_shipper(config, closers)
+        table.shipper = start_shipper(config, closers, decide=live.decide)
     except BaseException:
         for close in reversed(closers):
             close()
         raise
     return table
+
+
+def virtual_camera(config: TableConfig) -> VirtualCamera:
+    """The built-in shoe's overhead camera, drawing frames for the configured layout."""
+    try:
+        zones = load_zones(config.camera.zones)  # type: ignore[arg-type]
+    except ZoneError as e:
+        raise StartError(f"camera: {e}") from None
+    return VirtualCamera(zones, fps=config.camera.fps, seed=config.shoe.emulator_seed or 0)
 
 
 def shipping_lag(table: Table) -> tuple[int, float] | None:
@@ -220,14 +245,15 @@ def shipping_lag(table: Table) -> tuple[int, float] | None:
     return lag.events, lag.seconds
 
 
-def start_shipper(config: TableConfig, closers: list[Callable[[], None]]) -> Shipper | None:
+def start_shipper(config: TableConfig, closers: list[Callable[[], None]],
+                  decide: Callable[..., int] | None = None) -> Shipper | None:
     """The shipper of this table's log to the floor's central store, when the environment
     names it (`DEALER_ASSIST_CENTRAL_DSN`, as the table's own role); else None. It never makes
     the table wait: with the central store down it retries by itself (docs/floor.md)."""
     dsn = os.environ.get(DSN_ENV)
     if not dsn:
         return None
-    shipper = Shipper(str(config.database), config.table_id, dsn)
+    shipper = Shipper(str(config.database), config.table_id, dsn, decide=decide)
     closers.append(shipper.stop)
     return shipper.start()
 

@@ -45,4 +45,10 @@ class UserAccounts:
                 raise LoginFailed(REFUSED) from None
         self._throttle.succeeded(client, name)
         _log.info("login: name=%r role=%s client=%s", user.name, user.role, client)
-        return Account(user.name, user.role)
+        return Account(user.name, user.role, user.language)
+
+    def set_language(self, name: str, language: str) -> None:
+        """The account's console language from now on (kept in the users file)."""
+        with self._lock:
+            self._users.set_language(name, language)
+        _log.info("console language: name=%r language=%s", name, language)

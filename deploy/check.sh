@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Checks the deploy/ files with the tools that read them (deploy/README.md, "Checks"):
-#   units     systemd-analyze verify on every unit, templates instantiated as @T1
+#   units     systemd-analyze verify on every unit of deploy/systemd/ (the table's, the backup's,
+#             the kiosk's, the floor service's), templates instantiated as @T1
 #   security  systemd-analyze security --offline=true: every service's exposure score; the
-#             table service and the backup must stay at or under MAX_EXPOSURE (2.0)
+#             table service, the floor service and the backup must stay at or under
+#             MAX_EXPOSURE (2.0)
 #   users     systemd-sysusers --dry-run on the accounts file
 #   nginx     nginx -t on the proxy config, with a throwaway self-signed certificate
 #   udev      udevadm verify on the shoe's rule (systemd 254 or later)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def camera_table(folder: Path, source: Path | str, deck: Path, zones: Path,
+def camera_table(folder: Path, source: Path | str, deck: Path | None, zones: Path,
                  table_id: str = "T7") -> Path:
     """`folder/table.toml`: a table (log and users in `folder/var`) with its camera on."""
     path = folder / "table.toml"
@@ -17,7 +17,7 @@ users = "var/users.db"
 [camera]
 enabled = true
 source = "{source}"
-deck = "{deck}"
+{f'deck = "{deck}"' if deck else ""}
 zones = "{zones}"
 """, encoding="utf-8")
     return path

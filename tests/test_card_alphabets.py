@@ -12,7 +12,7 @@ from dealer_assist.domain import cards as domain
 from dealer_assist.domain.events import CardDealt, CardSeen, TraceError, parse_event
 from dealer_assist.domain.rules import ZONES
 from hardware import cards as drivers
-from hardware.camera.index import CODES
+from hardware.camera.model.spec import CLASSES, NOT_A_CARD
 from hardware.shoe.protocol import Card, Decoder, encode
 
 TS = "2026-11-29T10:15:02.417Z"
@@ -22,7 +22,8 @@ def test_the_drivers_alphabet_is_the_tables() -> None:
     assert (drivers.RANKS, drivers.SUITS) == (domain.RANKS, domain.SUITS)
     assert drivers.CARD_CODES == domain.CARD_CODES
     assert sorted(drivers.CODES_BY_SUIT) == sorted(domain.CARD_CODES)
-    assert CODES == drivers.CODES_BY_SUIT and CODES[:2] == ("AS", "2S")
+    # the camera's reader names a card by the drivers' alphabet, in the suits' order
+    assert (*drivers.CODES_BY_SUIT, NOT_A_CARD) == CLASSES and CLASSES[:2] == ("AS", "2S")
 
 
 def test_the_drivers_zones_are_the_tables() -> None:

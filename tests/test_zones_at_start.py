@@ -15,9 +15,7 @@ import pytest
 from dealer_assist.bootstrap import StartError, open_table
 from dealer_assist.cli import main
 from dealer_assist.config import load_table_config
-from hardware.camera.deck import DeckModel
 from hardware.camera.zones import ZoneError, load_zones
-from tests.cardart import faces_or_skip
 from tests.tableconfig import camera_table
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,10 +43,9 @@ def test_the_calibration_reader_names_file_zone_and_known_zones(misspelt: Path) 
 
 
 def table_file(tmp_path: Path, zones: Path) -> Path:
-    """A camera-enabled table whose deck is real and whose zones file is `zones`."""
-    deck = tmp_path / "house.deck"
-    DeckModel.from_faces("tango", faces_or_skip("tango")).save(deck)
-    return camera_table(tmp_path, tmp_path / "frames", deck, zones)
+    """A camera-enabled table whose zones file is `zones` (and an old `deck` key, which is
+    still accepted and never read)."""
+    return camera_table(tmp_path, tmp_path / "frames", tmp_path / "old.deck", zones)
 
 
 @pytest.mark.parametrize("start_shoe", [True, False], ids=["shoe dealing", "shoe not started"])

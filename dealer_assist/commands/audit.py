@@ -25,7 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Replay a table trace (JSON Lines, table-trace.md) through the table machine and report "
             "every shoe and game: cards by position, totals, winner, winning bets, flags and review "
             "status. Exit status 0 whatever the flags; 2 if a line is malformed (the message names it). "
-            "--sample audits a shoe shipped with the package: 80 games, two of them misdealt."
+            "--sample audits a shoe shipped with the package: 80 games, two of them misdealt. "
+            "--plot FILE.svg also draws each shoe's results and flags game by game, with the "
+            "shoe's score against the exact odds of the cards dealt (docs/charts.md)."
         ),
     )
     p.add_argument("trace", nargs="?", help="trace file (JSON Lines), or - for standard input")
@@ -34,6 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object (the audit contract)")
     p.add_argument("--paytable", type=Path, default=None,
                    help="pay tables TOML (default: the shipped pay tables)")
+    p.add_argument("--plot", type=Path, default=None, metavar="FILE.svg",
+                   help="also write a picture (SVG) of each shoe's results and flags over the "
+                        "games, with its chi-square score and p-value against the exact odds")
     p.set_defaults(func=run)
 
 
@@ -67,6 +72,25 @@ def render_table(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def write_plot(report: dict[str, Any], out: Path, name: str) -> None:
+    """The SVG of `report`'s shoes into `out`; CommandFailed (exit 2) saying why it cannot."""
+    from dealer_assist.charts.fit import shoe_fit
+    from dealer_assist.charts.svg import results_plot
+
+    if out.suffix.lower() != ".svg":
+        raise CommandFailed(f"--plot {out}: the picture is SVG; name a file ending in .svg")
+    if out.is_dir():
+        raise CommandFailed(f"--plot {out}: is a folder; name a file in it")
+    if not out.parent.is_dir():
+        raise CommandFailed(f"--plot {out}: no folder {out.parent}")
+    shoes = report["shoes"]
+    picture = results_plot(f"dealer-assist audit {name}", shoes, [shoe_fit(s) for s in shoes])
+    try:
+        out.write_text(picture, encoding="utf-8")
+    except OSError as e:
+        raise CommandFailed(f"--plot {out}: cannot write it: {e.strerror or e}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     if args.sample == (args.trace is not None):
         raise CommandFailed("give a TRACE file (- for standard input) or --sample, one of the two")
@@ -79,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
             report = audit_trace(str(path), paytables)
     else:
         report = audit_trace(args.trace, paytables)
+    if args.plot is not None:
+        write_plot(report, args.plot, args.trace or "sample shoe")
     if args.json:
         # stdout keeps to the contract exactly; what was ignored is said on stderr
         for problem in report.pop("ignored", []):

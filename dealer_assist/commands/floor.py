@@ -10,18 +10,29 @@ from typing import Any
 from dealer_assist.commands import CommandFailed, command
 
 ENV_DSN = "DEALER_ASSIST_FLOOR_DSN"
-READER_GROUPS = {"floor": "floor_reader", "regulator": "floor_regulator"}
+READER_GROUPS = {"floor": "floor_reader", "regulator": "floor_regulator",
+                 "service": "floor_service"}
+USER_ROLES = ("supervisor", "surveillance", "regulator")
 
 HELP = f"""\
 The central PostgreSQL store that keeps a verified copy of every table's log.
 
   dealer-assist floor migrate --dsn DSN            create or update the schema (idempotent)
   dealer-assist floor add-table T1 --dsn DSN       a table's database role; prints its password once
-  dealer-assist floor add-reader NAME --role floor|regulator --dsn DSN
-                                                   a login that only reads; prints its password once
+  dealer-assist floor add-reader NAME --role floor|regulator|service --dsn DSN
+                                                   a database login: one that only reads, or the
+                                                   floor service's own; prints its password once
+  dealer-assist floor add-user NAME --role supervisor|surveillance|regulator --dsn DSN
+                                                   a person who logs in to the floor service
+                                                   (password asked twice, or --password-stdin)
+  dealer-assist floor serve --dsn DSN [--host 127.0.0.1] [--port 8100]
+                                                   the floor service: pit board, pit review
+                                                   queue, floor decisions, regulator pages
 
 DSN is a libpq connection string of a role that may create roles (the store's owner), or
-the environment variable {ENV_DSN}. See docs/floor.md for the roles and the integrity alarm.
+the environment variable {ENV_DSN}. `serve` needs no owner: a login made with
+`add-reader NAME --role service` (it reads every table and the floor's users, and stores
+decision requests). See docs/floor.md for the roles, the pit and the integrity alarm.
 """
 
 
@@ -43,6 +54,27 @@ def register(subparsers: Any) -> None:
     reader = action("add-reader", "create a login that only reads", run_add_reader)
     reader.add_argument("name", metavar="NAME", help="the login's name")
     reader.add_argument("--role", required=True, choices=READER_GROUPS)
+    user = action("add-user", "add a person who logs in to the floor service", run_add_user)
+    user.add_argument("name", metavar="NAME", help="the user's name")
+    user.add_argument("--role", required=True, choices=USER_ROLES,
+                      help="supervisor: pit board, queue, decisions; surveillance: pit board "
+                           "and queue, no decisions; regulator: the regulator's pages")
+    user.add_argument("--password-stdin", action="store_true",
+                      help="read the password from the first line of standard input")
+    serve = action("serve", "run the floor service (pit board, queue, floor decisions)",
+                   run_serve)
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1; put a TLS proxy in front)")
+    serve.add_argument("--port", type=int, default=8100, help="port (default 8100)")
+    serve.add_argument("--secure-cookies", action="store_true",
+                       help="mark the session cookie Secure (behind HTTPS)")
+
+    try:  # `floor export` (helper module, when present)
+        from dealer_assist.commands.floor_export import register_floor_export
+    except ImportError:
+        pass
+    else:
+        register_floor_export(actions)
 
     def usage(args: argparse.Namespace) -> int:
         parser.print_help()
@@ -105,3 +137,106 @@ def run_add_reader(args: argparse.Namespace) -> int:
         return 0
 
     return _run(args, work)
+
+
+def run_add_user(args: argparse.Namespace) -> int:
+    from dealer_assist.commands.user import PasswordNotGiven, _password
+    from dealer_assist.floor.users import add_user
+    from dealer_assist.store.users import UserError
+
+    try:
+        password = _password(args.name, args.password_stdin)
+    except PasswordNotGiven as e:
+        raise CommandFailed(str(e)) from None
+
+    def work(conn: Any) -> int:
+        try:
+            add_user(conn, args.name, args.role, password)
+        except UserError as e:
+            raise CommandFailed(str(e)) from None
+        print(f"floor user {args.name} ({args.role}) added")
+        return 0
+
+    return _run(args, work)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import signal
+    import sys
+    import threading
+    import time
+
+    import uvicorn
+
+    from dealer_assist import bootstrap
+    from dealer_assist.floor.migrations import MIGRATIONS
+    from dealer_assist.floor.web.app import create_floor_app
+    from dealer_assist.systemd_notify import Notifier
+    from dealer_assist.web.app import WebSettings
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    with _connect(args) as conn:  # fail early and clearly: no store, or not migrated
+        try:
+            found = conn.execute("SELECT to_regclass('decision_requests'), "
+                                 "to_regclass('shoes')").fetchone()
+        except Exception as exc:
+            raise CommandFailed(f"cannot read the central store's schema: {exc}") from None
+    if found is None or None in found:
+        raise CommandFailed(f"the central store lacks the floor's schema (migration "
+                            f"{MIGRATIONS[-1][0]}): run dealer-assist floor migrate as the "
+                            "store's owner first")
+    try:
+        sock = bootstrap.bind(args.host, args.port)
+    except bootstrap.StartError as e:
+        raise CommandFailed(str(e)) from None
+    app = create_floor_app(args.dsn, settings=WebSettings(secure_cookies=args.secure_cookies))
+    url = bootstrap.address(sock)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
+                                           timeout_graceful_shutdown=2, access_log=False))
+    systemd = Notifier()  # READY, the watchdog and STOPPING under systemd; else nothing
+
+    def wait_ready() -> None:
+        while not server.started and not server.should_exit:
+            time.sleep(0.02)
+        if server.started:
+            print(f"floor service: {url}pit", flush=True)
+            systemd.ready(f"floor service at {url}")
+            systemd.keep_alive(_web_problem(url))
+
+    threading.Thread(target=wait_ready, daemon=True).start()
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        app.state.hub.close()
+        systemd.stopping()
+        sock.close()
+    say("floor service stopped")
+    return 0
+
+
+def _web_problem(url: str) -> Callable[[], str | None]:
+    """The watchdog's check: the web server answers `/healthz` (the central store may be
+    down: the service stays up and says so on its pages)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+
+    def problem() -> str | None:
+        connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1",
+                                                parts.port or 80, timeout=5)
+        try:
+            connection.request("GET", "/healthz")
+            status = connection.getresponse().status
+        except (OSError, http.client.HTTPException) as e:
+            return f"the floor service does not answer at {url}: {e}"
+        finally:
+            connection.close()
+        return None if status == 200 else f"the floor service answers {status} for /healthz"
+
+    return problem

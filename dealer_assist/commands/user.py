@@ -10,6 +10,7 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
+from dealer_assist import i18n
 from dealer_assist.commands import command
 from dealer_assist.store.users import (
     MIN_PASSWORD_LENGTH,
@@ -31,6 +32,9 @@ There is no default user and no default password: create the first supervisor he
 The password is asked twice on the terminal, or read from the first line of standard input
 with --password-stdin (for scripts; never put it on the command line). Passwords have at
 least {MIN_PASSWORD_LENGTH} characters and are stored as argon2 hashes.
+
+Each account has its console language (--language: en, th, zh-Hans or zh-Hant; English
+if not given); `language NAME LANG` changes it.
 
 Roles: dealer (the dealer's screen), supervisor (the review console), regulator (read-only
 exports). No account is ever locked by wrong passwords (anyone could lock staff out that
@@ -57,6 +61,11 @@ def register(subparsers: Any) -> None:
     add.add_argument("--role", required=True, choices=ROLES, help="what the user may do")
     add.add_argument("--password-stdin", action="store_true",
                      help="read the password from the first line of standard input")
+    add.add_argument("--language", default="en", metavar="LANG",
+                     help="the console's language for this user: en, th, zh-Hans or zh-Hant "
+                          "(default: en)")
+    lang = action("language", "set the console's language of a user")
+    lang.add_argument("language", metavar="LANG", help="en, th, zh-Hans or zh-Hant")
     passwd = action("passwd", "set a user's password")
     passwd.add_argument("--password-stdin", action="store_true",
                         help="read the password from the first line of standard input")
@@ -95,13 +104,20 @@ def _act(store: UserStore, args: argparse.Namespace) -> int:
     if args.action == "add":
         if store.get(args.name) is not None:
             raise UserError(f"user {args.name!r} exists already")
-        user = store.add(args.name, args.role, _password(args.name, args.password_stdin))
+        _known_language(args.language)  # before asking for a password
+        user = store.add(args.name, args.role, _password(args.name, args.password_stdin),
+                         args.language)
         print(f"added {_line(user)}")
     elif args.action == "passwd":
         if store.get(args.name) is None:
             raise UserError(f"no user {args.name!r}")
         user = store.set_password(args.name, _password(args.name, args.password_stdin))
         print(f"new password for {_line(user)}")
+    elif args.action == "language":
+        if store.get(args.name) is None:
+            raise UserError(f"no user {args.name!r}")
+        user = store.set_language(args.name, args.language)
+        print(f"console language set for {_line(user)}")
     else:
         user = getattr(store, args.action)(args.name)
         print(f"{DONE[args.action]} {_line(user)}")
@@ -112,7 +128,14 @@ def _line(user: User) -> str:
     state = "disabled" if user.disabled else "active"
     if user.failed_logins:
         state += f", {user.failed_logins} wrong password(s) in a row"
-    return f"{user.name} ({user.role}, {state}, since {user.created_at})"
+    return f"{user.name} ({user.role}, {state}, since {user.created_at}, language {user.language})"
+
+
+def _known_language(name: str) -> None:
+    try:
+        i18n.language(name)
+    except i18n.UnknownLanguage as e:
+        raise UserError(str(e)) from None
 
 
 class PasswordNotGiven(ValueError):

@@ -1,4 +1,5 @@
-"""`dealer-assist verify FILE.zip --pubkey KEY`: check a regulator export offline."""
+"""`dealer-assist verify FILE.zip --pubkey KEY`: check a regulator export (a table's or the
+floor's) offline."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 from tqdm import tqdm
 
 from dealer_assist.commands import CommandFailed
+from dealer_assist.export.floor_verifier import FLOOR_FORMAT
 from dealer_assist.export.keys import KeyProblem, fingerprint, load_public_key
 from dealer_assist.export.manifest import EVENTS, MANIFEST
 from dealer_assist.export.verifier import Verification, verify_export
@@ -28,6 +30,11 @@ key, trusting nothing else in it:
   - the events, replayed through the table machine under the manifest's pay tables, imply
     exactly the rows of games.csv, flags.csv and decisions.csv, the shoes' settings and
     the counts of the manifest.
+
+A floor export (`dealer-assist floor export`: several tables in one zip, signed with the
+floor's key) is recognised by its manifest: its signature and the SHA-256 of every table's
+file are checked, then each table's export in it as above, and each table's chain heads,
+range and counts against what the floor manifest says of them.
 
 Prints OK, or every problem with its file and line (events.jsonl) or row (CSV files, data
 rows counted from 1). Exit status 0 OK, 1 problems found, 2 the key cannot be read.
@@ -80,6 +87,8 @@ def _events(path: Path) -> int:
 
 def _summary(result: Verification, key: str) -> str:
     m = result.manifest or {}
+    if m.get("format") == FLOOR_FORMAT:
+        return _floor_summary(m, key)
     counts, chain, span = m.get("counts", {}), m.get("chain", {}), m.get("range", {})
     return (
         f"OK: table {m.get('table')}, {counts.get('events')} events (seq "
@@ -89,6 +98,21 @@ def _summary(result: Verification, key: str) -> str:
         f"{chain.get('end', {}).get('hash')}; signed by {key}; "
         f"{EVENTS} re-audited: the CSV files say exactly what the events imply"
     )
+
+
+def _floor_summary(m: dict[str, Any], key: str) -> str:
+    lines = [f"OK: floor export of {len(m.get('tables', []))} table(s), "
+             f"{m.get('requested', {}).get('from')} to {m.get('requested', {}).get('to')}; "
+             f"signed by {key}"]
+    for t in m.get("tables", []):
+        end, counts = t.get("chain", {}).get("end", {}), t.get("counts", {})
+        lines.append(f"  table {t.get('table')}: {counts.get('events')} events (seq "
+                     f"{t.get('range', {}).get('first_seq')}..{t.get('range', {}).get('last_seq')})"
+                     f", {counts.get('games')} games; chain head seq {end.get('seq')} hash "
+                     f"{end.get('hash')}; re-audited")
+    if m.get("tables_without_events"):
+        lines.append(f"  no events in the range: {', '.join(m['tables_without_events'])}")
+    return "\n".join(lines)
 
 
 def _as_json(result: Verification, key: str) -> dict[str, Any]:

@@ -8,7 +8,8 @@ Secrets never live here: the service needs none (passwords are argon2 hashes in 
     [table]    id, database, users, paytables, time_zone, gaming_day_starts
     [shoe]     url ("emulator" or a port URL), adapter, baudrate, heartbeat_timeout,
                emulator_speed, emulator_seed, emulator_mistakes
-    [camera]   enabled, source, deck, zones, confirm_frames, lose_frames
+    [camera]   enabled, source ("virtual" with the emulator), zones, confirm_frames, lose_frames,
+               fps (the virtual camera's); deck (no longer used: accepted, ignored)
     [house]    the house procedure settings (HouseRules): decks, variant, burn_after_each_game...
     [web]      host, port, secure_cookies, session_minutes
     [surveillance]  side_bets, threshold, rearm
@@ -22,6 +23,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from dealer_assist.config.display import DisplayConfig, display_config
 from dealer_assist.config.files import ConfigError, check_keys, house_rules, read_toml
 from dealer_assist.config.gaming_day import GamingDay, UnknownZone, site_zone
 from dealer_assist.config.paytables import DEFAULT_PAYTABLES
@@ -29,7 +31,10 @@ from dealer_assist.domain.house import HouseRules
 
 EMULATOR = "emulator"
 TABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
-MISTAKE_KINDS = ("unneeded_draw", "missed_draw", "cards_pulled_together")
+MISTAKE_KINDS = ("unneeded_draw", "missed_draw", "cards_pulled_together",
+                 "wrong_box", "exposed_card")
+#: `camera.source` for the built-in shoe's virtual overhead camera (devices/virtual_camera.py).
+VIRTUAL = "virtual"
 
 
 @dataclass(frozen=True)
@@ -42,7 +47,8 @@ class ShoeConfig:
     #: Pace of the built-in shoe: 1.0 a realistic deal; None as fast as the link takes it.
     emulator_speed: float | None = 1.0
     emulator_seed: int | None = None
-    #: Dealer mistakes the built-in shoe makes, one of each kind per shoe at a random game.
+    #: Dealer mistakes the built-in shoe makes, one of each kind per shoe at a random game
+    #: (`wrong_box` and `exposed_card` raise their flags through the virtual camera).
     emulator_mistakes: tuple[str, ...] = ()
 
     @property
@@ -53,15 +59,23 @@ class ShoeConfig:
 @dataclass(frozen=True)
 class CameraConfig:
     enabled: bool = False
-    #: A device index ("0"), a stream URL (rtsp://, http://), a video file or a folder of frames.
+    #: A device index ("0"), a stream URL (rtsp://, http://), a video file or a folder of frames;
+    #: "virtual": the built-in shoe's overhead camera, drawing the cards it deals.
     source: str = ""
-    #: The house's enrolled card design (`dealer-assist vision enroll`): required with a camera.
+    #: No longer used: the learned recognizer reads any standard deck with no enrolment. Old
+    #: files that name a deck still load; the file is neither checked nor read.
     deck: Path | None = None
     #: The layout calibration (`dealer-assist vision calibrate`).
     zones: Path | None = None
     #: Frames a sighting must persist before it counts, and a card must be gone before it is lost.
     confirm_frames: int = 3
     lose_frames: int = 5
+    #: Frames a second the virtual camera draws (and the recognizer reads).
+    fps: float = 4.0
+
+    @property
+    def virtual(self) -> bool:
+        return self.enabled and self.source == VIRTUAL
 
 
 @dataclass(frozen=True)
@@ -94,11 +108,12 @@ class TableConfig:
     house: HouseRules = field(default_factory=HouseRules)
     web: WebConfig = field(default_factory=WebConfig)
     surveillance: SurveillanceConfig = field(default_factory=SurveillanceConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
     #: The site's time zone and the local hour its gaming day starts (the regulator's day).
     gaming_day: GamingDay = field(default_factory=GamingDay)
 
 
-SECTIONS = {"table", "shoe", "camera", "house", "web", "surveillance"}
+SECTIONS = {"table", "shoe", "camera", "house", "web", "surveillance", "display"}
 _TABLE_KEYS = {"id", "database", "users", "paytables", "time_zone", "gaming_day_starts"}
 
 
@@ -168,20 +183,26 @@ def _shoe(r: _Reader) -> ShoeConfig:
     )
 
 
-def _camera(r: _Reader) -> CameraConfig:
+def _camera(r: _Reader, shoe: ShoeConfig) -> CameraConfig:
     enabled = r.flag("enabled", False)
     confirm, lose = r.whole("confirm_frames", 3, 1, 100), r.whole("lose_frames", 5, 1, 1000)
+    fps = r.number("fps", 4.0, 0.5, 30)
     zones = r.file("zones", "camera_zones.toml")
+    # `deck` is from before the learned recognizer: still accepted, never needed, not read.
+    deck = r.file("deck", "") if "deck" in r.raw else None
     if not enabled:
-        return CameraConfig(False, r.text("source", ""), None, zones, confirm, lose)
+        return CameraConfig(False, r.text("source", ""), deck, zones, confirm, lose, fps)
     source = r.text("source", "").strip()
     if not source:
-        raise r._bad("source", "a device index, a stream URL, a video file or a folder", source)
-    deck = r.file("deck", "")  # required: the house's own cards, enrolled
-    for key, file in (("deck", deck), ("zones", zones)):
-        if not file.is_file():
-            raise ConfigError(f"{r.path}: camera.{key}: no such file {file}")
-    return CameraConfig(True, source, deck, zones, confirm, lose)
+        raise r._bad("source", f'a device index, a stream URL, a video file, a folder or '
+                               f'"{VIRTUAL}"', source)
+    if source == VIRTUAL and not shoe.emulated:
+        raise ConfigError(f'{r.path}: camera.source = "{VIRTUAL}" draws what the built-in shoe '
+                          f'deals: it needs shoe.url = "{EMULATOR}" (a real shoe needs a real '
+                          f"camera)")
+    if not zones.is_file():
+        raise ConfigError(f"{r.path}: camera.zones: no such file {zones}")
+    return CameraConfig(True, source, deck, zones, confirm, lose, fps)
 
 
 def _gaming_day(r: _Reader) -> GamingDay:
@@ -205,7 +226,7 @@ def load_table_config(path: str | Path) -> TableConfig:
         raise table._bad("id", "letters, digits, '.', '_' or '-' (at most 32)", table_id)
     shoe = _shoe(_Reader(sections["shoe"], path, "shoe", set(ShoeConfig.__dataclass_fields__)))
     camera = _camera(_Reader(sections["camera"], path, "camera",
-                             set(CameraConfig.__dataclass_fields__)))
+                             set(CameraConfig.__dataclass_fields__)), shoe)
     if not isinstance(sections["house"], dict):
         raise ConfigError(f"{path}: [house] must be a table of settings")
     house = house_rules(sections["house"], path)
@@ -223,5 +244,5 @@ def load_table_config(path: str | Path) -> TableConfig:
         users=table.file("users", "../var/users.db"),
         paytables=table.file("paytables", "") if "paytables" in table.raw else DEFAULT_PAYTABLES,
         shoe=shoe, camera=camera, house=house, web=web, surveillance=surveillance,
-        gaming_day=_gaming_day(table),
+        gaming_day=_gaming_day(table), display=display_config(sections["display"], path),
     )

@@ -3,17 +3,23 @@
 `CameraWatch` reads the camera's frame source on its own thread, recognizes the cards in each
 frame, debounces them by layout zone and hands the sightings to the live table; the camera's
 link shows up while frames arrive and down while the source is lost or has ended.
+
+The recognizer needs no enrolled deck: it reads any standard deck (`hardware/camera/`). A
+`source` of frames may stand in for the configured camera (the emulator's virtual camera):
+it is read as it is, with the same link semantics (up at the first frame, down when it ends).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterable
 from typing import Any
+
+import numpy as np
 
 from dealer_assist.config import CameraConfig
 from dealer_assist.services.live_table import LiveTable, Refused
-from hardware.camera.deck import DeckModel
 from hardware.camera.feed import CameraFeed, run_feed
 from hardware.camera.recognize import Recognizer
 from hardware.camera.source import FrameSource, SourceError
@@ -29,13 +35,17 @@ class CameraWatch:
     camera's link as up while frames arrive, down while the source is lost or has ended.
     """
 
-    def __init__(self, config: CameraConfig, table: LiveTable) -> None:
-        assert config.deck is not None and config.zones is not None
+    def __init__(self, config: CameraConfig, table: LiveTable,
+                 source: Iterable[np.ndarray] | None = None,
+                 recognizer: Recognizer | None = None) -> None:
+        assert config.zones is not None
         self.table = table
-        self.recognize = Recognizer(DeckModel.load(config.deck))
         self.feed = CameraFeed(load_zones(config.zones), confirm_frames=config.confirm_frames,
                                lose_frames=config.lose_frames)
-        self.source = FrameSource(config.source, on_state=self._state)
+        # the networks load here, at start: a missing model file stops the start, not a shift
+        self.recognize = (recognizer or Recognizer()).load()
+        self.source: Iterable[np.ndarray] = (
+            source if source is not None else FrameSource(config.source, on_state=self._state))
         self.frames_seen = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)

@@ -5,6 +5,8 @@ and hands every event to the live table. `BuiltInShoe` deals shoe after shoe
 (`services.shoe_deal`) and plays each as the frames a real shoe sends, paced by the deal's own
 `PACE`: every dealt step becomes its frame, and the dealer's REVEAL press follows the steps the
 deal marks as a squeeze (with no camera, that is how the display learns the cards are open).
+Whoever follows the deal on the felt (the virtual overhead camera) is told each shoe and the
+moment its script starts playing (`on_shoe`), and times its steps with `step_times`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
+import time
 from collections.abc import Callable
 
 from dealer_assist.config import ShoeConfig
@@ -34,20 +37,36 @@ from hardware.shoe.transport import PtyTransport
 
 _log = logging.getLogger("dealer_assist")
 Say = Callable[[str], None]
+#: Told each shoe the built-in shoe is about to play: the deal, the `time.monotonic()` its
+#: script starts at, and the speed it plays at (None: as fast as the link takes it).
+OnShoe = Callable[[DealtShoe, float, "float | None"], None]
+
+
+def step_times(dealt: DealtShoe) -> list[tuple[float, float | None]]:
+    """For each event of a dealt shoe, the second (at speed 1) the built-in shoe sends it, and
+    the second of the dealer's REVEAL press after it (None where no REVEAL follows)."""
+    times: list[tuple[float, float | None]] = []
+    at = 0.0
+    for step in dealt.steps:
+        at += PACE[step.kind].live_s
+        reveal = None
+        if step.squeeze:
+            reveal = at + PACE[SQUEEZE].live_s
+        times.append((at, reveal))
+        if reveal is not None:
+            at = reveal
+    return times
 
 
 def shoe_frames(dealt: DealtShoe) -> list[Step]:
     """What the built-in shoe sends for a dealt shoe, paced like a real table at speed 1."""
     frames: list[Step] = []
-    at = 0.0
-    for event, step in zip(dealt.events, dealt.steps, strict=True):
-        at += PACE[step.kind].live_s
+    for event, (at, reveal) in zip(dealt.events, step_times(dealt), strict=True):
         message = message_for(event, 0)
         if message is not None:
             frames.append(Step(at, message))
-        if step.squeeze:
-            at += PACE[SQUEEZE].live_s
-            frames.append(Step(at, Button(0, "REVEAL")))
+        if reveal is not None:
+            frames.append(Step(reveal, Button(0, "REVEAL")))
     return frames
 
 
@@ -56,12 +75,13 @@ class BuiltInShoe:
 
     def __init__(self, house: HouseRules, *, speed: float | None = 1.0, seed: int | None = None,
                  mistakes: tuple[str, ...] = (), shoes: int | None = None,
-                 say: Say | None = None) -> None:
+                 say: Say | None = None, on_shoe: OnShoe | None = None) -> None:
         self.house = house
         self.speed = speed
         self.mistakes = mistakes
         self.shoes = shoes
         self.say = say or (lambda text: None)
+        self.on_shoe = on_shoe
         self.rng = random.Random(seed)
         self.transport = PtyTransport()
         self.path = self.transport.open()
@@ -81,17 +101,25 @@ class BuiltInShoe:
             return deal_shoe_detailed(self.rng, self.house)
 
     def _run(self) -> None:
-        seq, first = 0, True
+        seq = 0
+        if not self.transport.wait_reader(self._stop):  # the link has not opened the port yet
+            return
         while not self._stop.is_set() and (self.shoes is None or self.shoes_dealt < self.shoes):
-            emulator = ShoeEmulator(self.transport, shoe_frames(self._deal()),
+            dealt = self._deal()
+            emulator = ShoeEmulator(self.transport, shoe_frames(dealt),
                                     speed=self.speed, first_seq=seq)
             self._emulator = emulator
             if self._stop.is_set():
                 break
             last = self.shoes is not None and self.shoes_dealt + 1 >= self.shoes
             pause = PACE[SHUFFLE].live_s / self.speed if self.speed else 0.05
-            emulator.run(linger=None if last else pause, wait_reader=first)
-            seq, first = emulator.seq, False
+            if self.on_shoe is not None:
+                try:
+                    self.on_shoe(dealt, time.monotonic(), self.speed)
+                except Exception:  # whoever follows the deal must never stop the shoe
+                    _log.exception("built-in shoe: following the deal failed")
+            emulator.run(linger=None if last else pause, wait_reader=False)
+            seq = emulator.seq
             self.shoes_dealt += 1
 
     def stop(self) -> None:

@@ -118,7 +118,11 @@ class Game:
         self.expect, self.expect_sure = expected_position(self.player_values, self.banker_values)
         self.revealed.update(by_pos)
 
-    def position_of(self, code: str) -> str | None:
+    def position_of(self, code: str, seen_at: str | None = None) -> str | None:
+        """Where the game holds `code`: `seen_at` when it holds it there (a shoe of many decks
+        can deal one code twice to a game), else its first position; None if nowhere."""
+        if seen_at is not None and (seen_at, code) in self.cards:
+            return seen_at
         for pos, c in self.cards:
             if c == code:
                 return pos

@@ -377,7 +377,7 @@ class TableMachine:
         pos = POSITION_OF_ZONE[e.zone]
         games = self._games_on_layout()
         for game in games:
-            at = game.position_of(e.card)
+            at = game.position_of(e.card, seen_at=pos)
             if at is None:
                 continue
             if at != pos:
@@ -404,7 +404,7 @@ class TableMachine:
         games = self._games_on_layout()
         pos = POSITION_OF_ZONE[e.zone]
         for game in games:
-            at = game.position_of(e.card) if e.card else (pos if pos in dict(game.cards) else None)
+            at = game.position_of(e.card, seen_at=pos) if e.card else (pos if pos in dict(game.cards) else None)
             if at is None:
                 continue
             collected = game.complete and all(p in game.revealed for p, _ in game.cards)

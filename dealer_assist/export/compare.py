@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from dealer_assist.export import manifest as mf
-from dealer_assist.export.rows import DECISION_COLUMNS, FLAG_COLUMNS, GAME_COLUMNS, Row
+from dealer_assist.export.rows import (
+    ADDED_GAME_COLUMNS,
+    DECISION_COLUMNS,
+    FLAG_COLUMNS,
+    GAME_COLUMNS,
+    Row,
+)
 
 PER_FILE = 20
 
@@ -75,15 +81,22 @@ class _File:
     from row to row, so a row left out or added is reported once and the rest still line up."""
 
     def __init__(self, zf: zipfile.ZipFile, name: str, columns: tuple[str, ...],
-                 key: tuple[int, ...], findings: Findings) -> None:
+                 key: tuple[int, ...], findings: Findings, added: tuple[str, ...] = ()) -> None:
         self.name, self.columns, self.key_columns, self.findings = name, columns, key, findings
         self.rows = csv_rows(zf, name)
         self.row = 0
         self.broken = False
         self._peeked: Row | None = None
+        #: How many columns each row has: fewer than `columns` in an export written before a
+        #: column was added at the end (`added`); the rows are compared on those.
+        self.width = len(columns)
         header = self._read()
         if header is not None and tuple(header) != columns:
-            findings.add(name, "header", f"columns are {header}, expected {list(columns)}")
+            older = [columns[:len(columns) - n] for n in range(1, len(added) + 1)]
+            if tuple(header) in older:
+                self.width = len(header)
+            else:
+                findings.add(name, "header", f"columns are {header}, expected {list(columns)}")
 
     def _read(self) -> Row | None:
         if self.broken:
@@ -114,6 +127,7 @@ class _File:
             return None
 
     def compare(self, expected: Row, what: str) -> None:
+        expected = expected[:self.width]
         want = self.key(expected)
         while True:
             actual = self._peek()
@@ -143,7 +157,8 @@ class _File:
                               f"{len(expected)} ({what}: {_join(expected)})")
             return
         diffs = [f"{col} says {a!r}, the events imply {e!r}"
-                 for col, a, e in zip(self.columns, actual, expected, strict=True) if a != e]
+                 for col, a, e in zip(self.columns[:self.width], actual, expected, strict=True)
+                 if a != e]
         self.findings.add(self.name, where, f"{what}: " + "; ".join(diffs))
 
     def finish(self) -> None:
@@ -172,7 +187,7 @@ class CsvComparison:
 
     def __init__(self, zf: zipfile.ZipFile, findings: Findings) -> None:
         self.games = _File(zf, mf.GAMES, GAME_COLUMNS, _key(GAME_COLUMNS, "shoe_seq", "game"),
-                           findings)
+                           findings, ADDED_GAME_COLUMNS)
         self.flags = _File(zf, mf.FLAGS, FLAG_COLUMNS, _key(FLAG_COLUMNS, "shoe_seq", "game"),
                            findings)
         self.decisions = _File(zf, mf.DECISIONS, DECISION_COLUMNS, _key(DECISION_COLUMNS, "seq"),

@@ -24,7 +24,7 @@ from dealer_assist.domain.events import DecisionMade, Event, ShoeLoaded, parse_e
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.report import game_view
 from dealer_assist.domain.shoe import Shoe
-from dealer_assist.domain.table import TableMachine
+from dealer_assist.domain.table import NO_SHOE, TableMachine
 from dealer_assist.export.rows import Row, decision_row, flag_rows, game_row
 from dealer_assist.export.source import ms_stamp
 
@@ -109,6 +109,8 @@ class Reaudit:
         #: (shoe number, game) -> (seq, decision) of the latest decision applied to it.
         self._decided: dict[tuple[int, int], tuple[int, DecisionMade]] = {}
         self._shoe_seq: dict[int, int] = {}
+        #: Shoe number -> the dealer of each game, as its bets_closed named it (None: none).
+        self._dealers: dict[int, list[str | None]] = {}
 
     def feed(self, position: int, seq: int, obj: Any) -> None:
         """One event, the `position`-th of the stream (from 0), stored at `seq`."""
@@ -134,6 +136,8 @@ class Reaudit:
             self._release(position)
         else:
             machine.apply(event)
+            if kind == "bets_closed":
+                self._dealt_by(obj.get("dealer"))
         if machine.problems:
             counts["events_ignored"] += len(machine.problems)
             machine.problems.clear()
@@ -152,6 +156,14 @@ class Reaudit:
         self.counts["shoes"] += 1
         self.sink.shoe({"shoe": shoe_id, "shoe_seq": seq, "started_utc": ms_stamp(event.ts),
                         **event.house.as_dict()})
+
+    def _dealt_by(self, dealer: Any) -> None:
+        """A game started (game n at the shoe's nth bets_closed): note who dealt it."""
+        number = self.tracker.current
+        if number is None or self.machine.phase == NO_SHOE or number not in self._shoe_seq:
+            return
+        name = dealer if isinstance(dealer, str) and dealer.strip() else None
+        self._dealers.setdefault(number, []).append(name)
 
     def _decision(self, made: DecisionMade, seq: int) -> None:
         machine = self.machine
@@ -179,10 +191,12 @@ class Reaudit:
 
     def _write(self, number: int, shoe: Shoe, seq: int) -> None:
         paytable = self.paytables[shoe.house.variant]
+        dealers = self._dealers.pop(number, [])
         for game in shoe.games:
             decision = self._decided.pop((number, game.number), None)
             view = game_view(game, paytable)
-            self.sink.game(game_row(self.table, shoe, seq, game, view, decision))
+            dealer = dealers[game.number - 1] if game.number <= len(dealers) else None
+            self.sink.game(game_row(self.table, shoe, seq, game, view, decision, dealer))
         flags = flag_rows(self.table, shoe, seq)
         for row in flags:
             self.sink.flag(row)

@@ -21,7 +21,11 @@ GAME_COLUMNS = (
     "player_total", "banker_total", "winner", "natural", "player_pair", "banker_pair",
     "winning_bets", "set_aside", "last_game", "status", "flags", "review",
     "decision_seq", "decision_at", "decision_by", "decision_action", "decision_reason",
+    "dealer",
 )
+#: Columns added at the end of games.csv since exports were first written: an export written
+#: before one of them lacks it, and verifies against the columns it has (export/compare.py).
+ADDED_GAME_COLUMNS = ("dealer",)
 FLAG_COLUMNS = ("table", "shoe", "shoe_seq", "game", "code", "severity", "detail", "decided")
 DECISION_COLUMNS = (
     "table", "seq", "ts", "shoe", "shoe_seq", "game", "action", "by", "reason",
@@ -49,9 +53,11 @@ def game_row(
     game: Game,
     view: dict[str, Any],
     decision: tuple[int, DecisionMade] | None,
+    dealer: str | None = None,
 ) -> Row:
     """One row of games.csv. `view` is `domain.report.game_view(game, ...)`; `decision` the
-    latest applied decision that named this game, with its seq."""
+    latest applied decision that named this game, with its seq; `dealer` who dealt it (the
+    `dealer` of its `bets_closed`), None if no dealer was signed in."""
     by_position = dict(game.cards)
     bets = SEP.join(f"{b['bet']} {b['pays']}" for b in view["winning_bets"])
     flags = SEP.join(f["code"] for f in view["flags"])
@@ -67,7 +73,7 @@ def game_row(
         text(view["player_total"]), text(view["banker_total"]), text(view["winner"]),
         text(view["natural"]), text(view["player_pair"]), text(view["banker_pair"]),
         bets, SEP.join(view["set_aside"]), text(view["last_game"]), view["status"], flags,
-        view["review"], *decided,
+        view["review"], *decided, text(dealer),
     ]
 
 

@@ -25,6 +25,7 @@ from typing import NamedTuple, Protocol
 
 from dealer_assist.config.gaming_day import GamingDay
 from dealer_assist.domain.events import trace_time
+from dealer_assist.domain.excerpt import shown
 
 GENESIS = "0" * 64
 
@@ -131,12 +132,17 @@ def parse_when(text: str, site: GamingDay | None = None) -> datetime:
         moment = datetime.fromisoformat(value)
     except ValueError:
         raise ValueError(
-            f"{text!r} is not a time: write an ISO 8601 date or time such as 2026-11-29 or "
-            "2026-11-29T10:00:00Z"
+            f"{shown(text)} is not a time: write an ISO 8601 date or time such as 2026-11-29 "
+            "or 2026-11-29T10:00:00Z"
         ) from None
+    except OverflowError:  # the day's start falls before year 1 or after 9999 in UTC
+        raise ValueError(f"{shown(text)} passes the calendar's ends (years 1 to 9999, UTC)") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=site.zone)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"{shown(text)} passes the calendar's ends (years 1 to 9999, UTC)") from None
 
 
 def day_range(day: date, site: GamingDay | None = None) -> tuple[datetime, datetime]:

@@ -7,6 +7,8 @@ the manifest gives at the start to the one it gives at the end (and through its 
 and the events, re-audited by the table machine under the manifest's pay tables, imply
 exactly the rows of games.csv, flags.csv and decisions.csv, the shoes' settings and the counts
 the manifest states. Every problem is reported with its file and line or row.
+A floor export (several tables' exports in one zip, floor_verifier.py) is recognised by its
+manifest's format and each table's export in it is checked as above.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from dealer_assist.domain.paytable import PayTable, PayTableError, paytables_from_mapping
 from dealer_assist.export import manifest as mf
 from dealer_assist.export.compare import CsvComparison, Findings
+from dealer_assist.export.floor_verifier import is_floor_manifest, verify_floor_zip
 from dealer_assist.export.keys import fingerprint, signature_holds
 from dealer_assist.export.links import ChainWalk, LineError, read_line
 from dealer_assist.export.reaudit import Reaudit, decision_reach
@@ -59,6 +62,16 @@ def verify_export(path: Path, public_key: Ed25519PublicKey,
         findings.add(name, "", f"cannot be opened as a zip file: {exc}")
         return Verification(findings, None)
     with zf:
+        floor = _floor_manifest(zf)
+        if floor is not None:  # a floor export: each table's export inside is checked below
+            try:
+                signature = zf.read(mf.SIGNATURE)
+            except _UNREADABLE as exc:
+                findings.add(mf.SIGNATURE, "", f"cannot be read: {exc}")
+                signature = b""
+            verify_floor_zip(zf, floor, zf.read(mf.MANIFEST), signature, public_key, findings,
+                             verify_export)
+            return Verification(findings, floor)
         manifest = _check_members_and_signature(zf, public_key, findings)
         if manifest is None:
             return Verification(findings, None)
@@ -77,6 +90,17 @@ def verify_export(path: Path, public_key: Ed25519PublicKey,
                 digest = _file_hash(zf, mf.EVENTS, findings)
         _compare_hash(mf.EVENTS, digest, manifest, findings)
     return Verification(findings, manifest)
+
+
+def _floor_manifest(zf: zipfile.ZipFile) -> dict[str, Any] | None:
+    """The manifest of a floor export (floor_verifier.py), None for anything else."""
+    names = zf.namelist()
+    if mf.MANIFEST not in names or mf.SIGNATURE not in names:
+        return None
+    try:
+        return is_floor_manifest(zf.read(mf.MANIFEST))
+    except _UNREADABLE:
+        return None
 
 
 def _check_members_and_signature(zf: zipfile.ZipFile, public_key: Ed25519PublicKey,

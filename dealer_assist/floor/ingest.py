@@ -67,19 +67,22 @@ class Ingest:
         self.table = table
         self.models = FloorModels(table)
 
-    def ship(self, records: Sequence[RawRecord]) -> Shipped:
-        """Store `records` (in seq order) in one transaction, or raise IntegrityAlarm."""
+    def ship(self, records: Sequence[RawRecord], head: ChainHead | None = None) -> Shipped:
+        """Store `records` (in seq order) in one transaction, or raise IntegrityAlarm.
+        `head`: the central head as the caller last stored it (it saves a round trip; a stale
+        one cannot store a broken chain: the events trigger refuses an INSERT that is not the
+        next link, a psycopg error, after which the caller reads the head again)."""
         try:
-            return self._ship(records)
+            return self._ship(records, head)
         except BaseException:
             self.models.reset()
             if not self.conn.closed:
                 self.conn.rollback()
             raise
 
-    def _ship(self, records: Sequence[RawRecord]) -> Shipped:
+    def _ship(self, records: Sequence[RawRecord], head: ChainHead | None) -> Shipped:
         conn, table = self.conn, self.table
-        head = central_head(conn, table)
+        head = head or central_head(conn, table)
         old = [r for r in records if r.seq <= head.seq]
         stored: dict[int, str] = dict(conn.execute(
             "SELECT seq, hash FROM events WHERE table_id = %s AND seq = ANY(%s)",

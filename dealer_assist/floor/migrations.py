@@ -17,6 +17,9 @@ from __future__ import annotations
 import psycopg
 
 GROUPS = ("floor_table", "floor_reader", "floor_regulator")
+#: The floor service's own group (migration 5): reads like `floor_reader`, and also the floor's
+#: users and decision requests, which no table role and no plain reader may see.
+SERVICE = "floor_service"
 
 _GROUPS = "".join(
     f"DO $$ BEGIN CREATE ROLE {name} NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;\n"
@@ -126,22 +129,123 @@ _WRITES = {"events": "INSERT", "integrity_alarms": "INSERT", "table_status": "IN
            "games": "INSERT, UPDATE", "flags": "INSERT, UPDATE"}
 
 
+def _policies(name: str, writes: str | None) -> str:
+    """Row-level security of one table: readers read all; a table its own rows only."""
+    lines = [f"ALTER TABLE {name} ENABLE ROW LEVEL SECURITY;",
+             f"GRANT SELECT ON {name} TO floor_reader, floor_regulator;",
+             f"CREATE POLICY everyone_reads ON {name} FOR SELECT "
+             "TO floor_reader, floor_regulator USING (true);",
+             f"CREATE POLICY own_table ON {name} TO floor_table "
+             "USING (table_id = floor_current_table()) "
+             "WITH CHECK (table_id = floor_current_table());"]
+    if writes:
+        lines.append(f"GRANT {writes} ON {name} TO floor_table;")
+    if name != "integrity_alarms":  # a table reports alarms; it does not read them
+        lines.append(f"GRANT SELECT ON {name} TO floor_table;")
+    return "\n".join(lines)
+
+
 def _security() -> str:
     lines = ["GRANT SELECT ON floor_tables TO floor_reader, floor_regulator;",
              "GRANT USAGE ON SEQUENCE integrity_alarms_id_seq TO floor_table;"]
-    for name in _TABLES:
-        lines += [f"ALTER TABLE {name} ENABLE ROW LEVEL SECURITY;",
-                  f"GRANT SELECT ON {name} TO floor_reader, floor_regulator;",
-                  f"CREATE POLICY everyone_reads ON {name} FOR SELECT "
-                  "TO floor_reader, floor_regulator USING (true);",
-                  f"CREATE POLICY own_table ON {name} TO floor_table "
-                  "USING (table_id = floor_current_table()) "
-                  "WITH CHECK (table_id = floor_current_table());"]
-        if name in _WRITES:
-            lines.append(f"GRANT {_WRITES[name]} ON {name} TO floor_table;")
-        if name != "integrity_alarms":  # a table reports alarms; it does not read them
-            lines.append(f"GRANT SELECT ON {name} TO floor_table;")
+    lines += [_policies(name, _WRITES.get(name)) for name in _TABLES]
     return "\n".join(lines)
+
+
+_FLOOR_USERS_AND_REQUESTS = """
+DO $$ BEGIN CREATE ROLE floor_service NOLOGIN IN ROLE floor_reader;
+EXCEPTION WHEN duplicate_object THEN NULL; END $$;
+
+CREATE TABLE floor_users (
+    name text PRIMARY KEY CHECK (name ~ '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'),
+    role text NOT NULL CHECK (role IN ('supervisor', 'surveillance', 'regulator')),
+    password_hash text NOT NULL,
+    disabled boolean NOT NULL DEFAULT false,
+    failed_logins integer NOT NULL DEFAULT 0,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+REVOKE ALL ON floor_users FROM PUBLIC;
+GRANT SELECT, UPDATE (password_hash, failed_logins) ON floor_users TO floor_service;
+
+CREATE TABLE decision_requests (
+    id bigserial PRIMARY KEY,
+    table_id text NOT NULL REFERENCES floor_tables,
+    shoe_id text NOT NULL,
+    game integer NOT NULL CHECK (game > 0),
+    action text NOT NULL CHECK (action IN ('accept', 'correct', 'void', 'void_shoe')),
+    player text[] NOT NULL DEFAULT '{}',
+    banker text[] NOT NULL DEFAULT '{}',
+    reason text NOT NULL CHECK (length(reason) BETWEEN 1 AND 500),
+    by text NOT NULL,
+    at timestamptz NOT NULL DEFAULT now(),
+    status text NOT NULL DEFAULT 'waiting'
+        CHECK (status IN ('waiting', 'recorded', 'done', 'refused', 'already_decided')),
+    answer text,
+    local_seq bigint,
+    answered_at timestamptz
+);
+CREATE INDEX decision_requests_open ON decision_requests (table_id, id)
+    WHERE status IN ('waiting', 'recorded');
+ALTER TABLE decision_requests ENABLE ROW LEVEL SECURITY;
+CREATE POLICY everyone_reads ON decision_requests FOR SELECT
+    TO floor_reader, floor_regulator USING (true);
+CREATE POLICY service_asks ON decision_requests FOR INSERT TO floor_service WITH CHECK (true);
+CREATE POLICY own_table ON decision_requests TO floor_table
+    USING (table_id = floor_current_table()) WITH CHECK (table_id = floor_current_table());
+GRANT SELECT ON decision_requests TO floor_reader, floor_regulator, floor_table;
+GRANT INSERT ON decision_requests TO floor_service;
+GRANT USAGE ON SEQUENCE decision_requests_id_seq TO floor_service;
+GRANT UPDATE (status, answer, local_seq, answered_at) ON decision_requests TO floor_table;
+"""
+
+_NOTIFY = """
+CREATE FUNCTION floor_table_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    -- one notification per table and transaction: PostgreSQL folds identical payloads
+    PERFORM pg_notify('floor_events', NEW.table_id);
+    RETURN NULL;
+END $$;
+CREATE TRIGGER table_status_notify AFTER INSERT OR UPDATE ON table_status
+    FOR EACH ROW EXECUTE FUNCTION floor_table_changed();
+CREATE FUNCTION floor_request_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('floor_requests', json_build_object(
+        'id', NEW.id, 'table', NEW.table_id, 'status', NEW.status)::text);
+    RETURN NULL;
+END $$;
+CREATE TRIGGER decision_requests_notify AFTER INSERT OR UPDATE ON decision_requests
+    FOR EACH ROW EXECUTE FUNCTION floor_request_changed();
+"""
+
+_MORE_READ_MODELS = """
+ALTER TABLE table_status
+    ADD COLUMN variant text,
+    ADD COLUMN last_result text,
+    ADD COLUMN shoe_link text,
+    ADD COLUMN camera_link text,
+    ADD COLUMN received_at timestamptz;
+ALTER TABLE games ADD COLUMN winner text;
+CREATE TABLE shoes (
+    table_id text NOT NULL REFERENCES floor_tables,
+    shoe_id text NOT NULL,
+    variant text NOT NULL,
+    started_seq bigint NOT NULL,
+    started_ts text NOT NULL,
+    ended_seq bigint,
+    PRIMARY KEY (table_id, shoe_id, started_seq)
+);
+CREATE TABLE decisions (
+    table_id text NOT NULL REFERENCES floor_tables,
+    seq bigint NOT NULL,
+    ts text NOT NULL,
+    shoe_id text,
+    game integer NOT NULL,
+    action text NOT NULL,
+    by text NOT NULL,
+    reason text NOT NULL,
+    PRIMARY KEY (table_id, seq)
+);
+""" + "\n".join(_policies(name, "INSERT, UPDATE") for name in ("shoes", "decisions"))
 
 
 #: (number, what it does, SQL). Numbers only grow.
@@ -150,6 +254,9 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (2, "tables, events with their chain, integrity alarms", _CHAIN),
     (3, "read models: table status, games, flags", _READ_MODELS),
     (4, "row-level security and grants", _security()),
+    (5, "floor users and decision requests", _FLOOR_USERS_AND_REQUESTS),
+    (6, "notify the floor service of each stored batch and request", _NOTIFY),
+    (7, "read models: shoes, decisions, link health, last result", _MORE_READ_MODELS),
 ]
 
 

@@ -1,4 +1,4 @@
-"""Database roles of the floor: one login role per table, and the people who read.
+"""Database roles of the floor: one login role per table, the people who read, the service.
 
 A table's role (`table_<id>`, lower case) is a member of `floor_table`: row-level security
 lets it add and read its own table's rows only (docs/floor.md). Its password is generated
@@ -14,7 +14,9 @@ import psycopg
 from psycopg import sql
 
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
-READERS = ("floor_reader", "floor_regulator")
+#: The groups of logins that are not tables: readers, and the floor service's own (which also
+#: reads the floor's users and stores decision requests; migration 5).
+READERS = ("floor_reader", "floor_regulator", "floor_service")
 
 
 class BadTableId(ValueError):
@@ -46,7 +48,8 @@ def add_table(conn: psycopg.Connection, table: str) -> tuple[str, str]:
 
 
 def add_reader(conn: psycopg.Connection, name: str, group: str) -> str:
-    """Create a login role in `group` (floor_reader or floor_regulator); return its password."""
+    """Create a login role in `group` (floor_reader, floor_regulator or floor_service); return
+    its password."""
     if group not in READERS:
         raise ValueError(f"a reader's group is one of {', '.join(READERS)}, not {group!r}")
     password = secrets.token_urlsafe(24)

@@ -5,6 +5,11 @@ connections after the central head, sends batches, and never makes the table wai
 the central store for its head when it starts and after every error, so restarting it or
 re-sending never duplicates an event. On an outage it retries with growing pauses and catches
 up by itself. `lag()` says how far behind the local log's head the central copy is.
+
+Given `decide` (the live table's `decide`), the shipper also takes the floor's decision
+requests for its own table (floor/requests.py): after each round of shipping, each waiting
+request is recorded in the table's log through the live table, or answered (refused, already
+decided at the table), and the decision event ships back with the next round.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from itertools import islice
 import psycopg
 
 from dealer_assist.floor.ingest import Ingest, IntegrityAlarm, central_head, raise_alarm
+from dealer_assist.floor.requests import Decide, take_requests
 from dealer_assist.store.chain import ChainHead, RawRecord
 from dealer_assist.store.sqlite_log import SqliteEventReader
 
@@ -45,14 +51,17 @@ class Shipper:
     """Ships one table's log at `log_path` to the central store at `dsn` (the table's role)."""
 
     def __init__(self, log_path: str, table: str, dsn: str, *, batch: int = 500,
-                 idle: float = 0.5, backoff: tuple[float, float] = (0.5, 30.0)) -> None:
+                 idle: float = 0.5, backoff: tuple[float, float] = (0.5, 5.0),
+                 decide: Decide | None = None) -> None:
         self.reader = SqliteEventReader(log_path)
+        self.decide = decide
         self.table, self.dsn, self.batch, self.idle = table, dsn, batch, idle
         self.backoff = backoff
         self._down = False
         self._conn: psycopg.Connection | None = None
         self._ingest: Ingest | None = None
         self._shipped = ChainHead(0, "")
+        self._resend_head = True
         self._alarm: str | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"shipper-{table}", daemon=True)
@@ -87,18 +96,32 @@ class Shipper:
                               f"at seq {local.seq}, before the central head {head.seq} "
                               "(it was cut back)")
         sent = 0
-        # The first batch re-sends the central head itself: a log re-grown to the same
-        # length is caught there.
-        with _records_after(self.reader, max(head.seq - 1, 0)) as records:
+        # The first batch after connecting re-sends the central head itself: a log re-grown to
+        # the same length is caught there (later ones chain to it, or are caught by the next
+        # event, whose prev_hash is not the stored head's hash).
+        after = max(head.seq - 1, 0) if self._resend_head else head.seq
+        if after == local.seq:
+            return 0
+        with _records_after(self.reader, after) as records:
             while chunk := list(islice(records, self.batch)):
-                done = ingest.ship(chunk)
+                done = ingest.ship(chunk, self._shipped)
                 self._shipped, sent = done.head, sent + done.stored
+                self._resend_head = False
         return sent
+
+    def take_requests(self) -> int:
+        """Record the floor's waiting decision requests for this table (with `decide`); the
+        number recorded. The thread calls it after each round of shipping."""
+        if self.decide is None:
+            return 0
+        ingest = self._ingest or self._open()
+        return take_requests(ingest.conn, self.table, self.decide)
 
     def _open(self) -> Ingest:
         self._conn = psycopg.connect(self.dsn, connect_timeout=5)
         self._ingest = Ingest(self._conn, self.table)
         self._shipped = central_head(self._conn, self.table)
+        self._resend_head = True
         return self._ingest
 
     def _close(self) -> None:
@@ -116,6 +139,8 @@ class Shipper:
         while not self._stop.is_set():
             try:
                 self.ship_once()
+                if self.take_requests():
+                    self.ship_once()  # the decisions just recorded go back at once
                 if self._down:
                     log.info("central store reachable again; shipping up to seq %d",
                              self._shipped.seq)

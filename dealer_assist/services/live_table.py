@@ -30,6 +30,16 @@ it reports.
 The supervisor's history is a read model kept as decisions are applied (replayed on start,
 then as they are appended), never read back from the log.
 
+The dealer on every game. A dealer signs in on the dealer's page (`sign_in`) and is relieved
+when the next dealer signs in or at a sign-out (`sign_out`). Every `bets_closed` the table
+logs while a dealer is signed in carries that dealer (`"dealer": "D-12"`, a field the trace
+contract lets the product add): game n of a shoe starts at its nth `bets_closed`, so the game's
+dealer is written in the very event that starts it. `dealers` keeps, per shoe, the dealer of
+each game as its `bets_closed` came (replayed on start; in the snapshots); `dealt_games` lists
+them (a shift, a run of games by one dealer, is charts.data's). After a restart the dealer of
+the last game is taken to be at the table until relieved, since the start of that dealer's
+stint's first game (docs/service.md).
+
 This module knows no store, web or hardware: the log is anything with `append` and `replay`
 (see `TableLog`), the snapshots anything like `Snapshots`; bootstrap wires the real ones in.
 """
@@ -52,10 +62,12 @@ from dealer_assist.domain.events import (
     parse_event,
     trace_time,
 )
+from dealer_assist.domain.excerpt import shown
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
+from dealer_assist.domain.report import shoe_view
 from dealer_assist.domain.rules import HandError, check_hand
-from dealer_assist.domain.table import TableMachine
+from dealer_assist.domain.table import NO_SHOE, TableMachine
 from dealer_assist.services import public_view as views
 from dealer_assist.services.replay_progress import ReplayProgress
 from dealer_assist.services.snapshots import Snapshots, SnapshotWriter
@@ -78,6 +90,18 @@ class TableLog(Protocol):
     def append(self, event: Mapping[str, Any]) -> int: ...
 
     def replay(self) -> Iterator[dict[str, Any]]: ...
+
+
+def _plain(value: Any) -> str:
+    """A name for an error message as it is when short and printable, else a short excerpt."""
+    if isinstance(value, str) and 0 < len(value) <= 40 and value.isprintable():
+        return value
+    return shown(value)
+
+
+def _kind(obj: Mapping[str, Any]) -> str:
+    """An event's type for an error message: short, whatever a client sent."""
+    return _plain(obj.get("type", "event"))
 
 
 class Refused(ValueError):
@@ -147,6 +171,11 @@ class LiveTable:
         self._snapshot_every = snapshot_every
         self._since_snapshot = 0
         self._snapshot_due = False
+        #: Per shoe of the machine (same index), the dealer of each game, by its bets_closed.
+        self.dealers: list[list[str | None]] = []
+        #: The dealer at the table now, and since when (the time of the sign-in).
+        self.dealer: str | None = None
+        self.dealer_since: str | None = None
         #: How the start-up went: "N events replayed", or from which snapshot.
         self.started = ""
         self._rebuild()
@@ -184,6 +213,7 @@ class LiveTable:
                     self._apply(_logged(seq, obj), seq, obj, replaying=True)
                     progress.step()
             self.started = f"snapshot at seq {loaded.seq}, {todo} events replayed"
+        self.dealer_since = self._shift_start()
         self._last_public = self._public()
         self._last_key = self._review_state()[1]
         self._since_snapshot = 0
@@ -196,6 +226,8 @@ class LiveTable:
         self.machine = state.machine()
         self.seq, self._shoe_seq = state.seq, state.shoe_seq
         self.alerts, self._decisions = state.alerts, state.decisions
+        self.dealers = [list(d) for d in state.dealers]
+        self.dealer = state.dealer
         self._blobs.keep(blobs)
 
     # ---- snapshots ------------------------------------------------------------------------
@@ -208,7 +240,7 @@ class LiveTable:
         self._writer.submit(Captured(
             self.seq, self._shoe_seq, machine.phase, self._blobs.capture(machine.shoes),
             list(machine.problems), machine.events_applied, list(self.alerts),
-            list(self._decisions)))
+            list(self._decisions), [list(d) for d in self.dealers], self.dealer))
 
     def flush_snapshots(self) -> None:
         """Wait until the snapshots handed to the writer are written (tests, benchmarks)."""
@@ -235,18 +267,38 @@ class LiveTable:
 
     def _record(self, obj: dict[str, Any], run_watchers: bool) -> int:
         obj.setdefault("ts", self._clock())
+        if obj.get("type") == "bets_closed":
+            if "dealer" not in obj:
+                if self.dealer:
+                    obj["dealer"] = self.dealer  # the game this starts names its dealer
+            elif not (isinstance(obj["dealer"], str) and 0 < len(obj["dealer"].strip()) <= 64):
+                raise Refused(f"bets_closed refused: field 'dealer' must be a dealer's name "
+                              f"(1 to 64 characters), got {shown(obj['dealer'])}")
         if obj.get("type") == "new_shoe" and "shoe_id" not in obj:
             obj.update(self._shoe_settings(obj["ts"]))
         try:
             event = parse_event(obj)
         except TraceError as e:
-            raise Refused(f"{obj.get('type', 'event')} refused: {e}") from None
+            raise Refused(f"{_kind(obj)} refused: {e}") from None
         try:
             seq = self._log.append(obj)  # first: nothing acts on an event the log lacks
         except ValueError as e:
-            raise Refused(f"{obj.get('type')} refused by the log: {e}") from None
+            raise Refused(f"{_kind(obj)} refused by the log: {e}") from None
         self._apply(event, seq, obj, replaying=not run_watchers)
+        if event.TYPE == "end_shoe":
+            self._checkpoint_shoe()
         return seq
+
+    def _checkpoint_shoe(self) -> None:
+        """A finished shoe gets its own (signed, when the table has its key) checkpoint, so an
+        attacker with the file can hide no finished shoe, however few events it had."""
+        checkpoint = getattr(self._log, "checkpoint", None)
+        if checkpoint is None:  # a log without checkpoints (tests' memory log)
+            return
+        try:
+            checkpoint()
+        except Exception as e:  # the events are safe; the next periodic checkpoint covers them
+            _log.warning("table %s: no checkpoint at the shoe's end: %s", self.table_id, e)
 
     def _apply(self, event: Event, seq: int, obj: Mapping[str, Any], replaying: bool) -> None:
         self.seq = seq
@@ -254,6 +306,8 @@ class LiveTable:
         before = len(machine.shoes)
         machine.apply(event)
         self._changed(event, seq, obj, before)
+        if event.TYPE == "bets_closed":
+            self._dealt_by(obj.get("dealer"), obj.get("ts"))
         if isinstance(event, Noted) and event.kind == "side_bet_alert":
             self.alerts.append({**obj, "seq": seq,
                                 "shoe_id": machine.shoe.shoe_id if machine.shoe else None})
@@ -291,6 +345,29 @@ class LiveTable:
         if kind == "end_shoe" or self._since_snapshot >= self._snapshot_every:
             self._snapshot_due = True
 
+    def _dealt_by(self, dealer: Any, ts: Any) -> None:
+        """A game started (its bets closed): note its dealer; the log's is the table's now."""
+        shoes = self.machine.shoes
+        if not shoes or self.machine.phase == NO_SHOE:  # no shoe took it: no game starts
+            return
+        self.dealers.extend([] for _ in range(len(shoes) - len(self.dealers)))
+        name = dealer if isinstance(dealer, str) and dealer.strip() else None
+        self.dealers[len(shoes) - 1].append(name)
+        if name != self.dealer:  # a replayed log, or a trace fed in with its own dealers
+            self.dealer, self.dealer_since = name, (ts if name else None)
+
+    def _shift_start(self) -> str | None:
+        """After a restart: the start of the first game of the current dealer's stint."""
+        start = None
+        if self.dealer is not None:
+            for shoe, dealers in reversed(list(zip(self.machine.shoes, self.dealers,
+                                                   strict=False))):
+                for game, dealer in reversed(list(zip(shoe.games, dealers, strict=False))):
+                    if dealer != self.dealer:
+                        return start
+                    start = game.started_ts
+        return start
+
     def _decided(self, seq: int, obj: Mapping[str, Any]) -> None:
         """Keep a decision for the history, with the shoe it concerns (as logged, as JSON)."""
         machine = self.machine
@@ -313,7 +390,7 @@ class LiveTable:
                player: Sequence[str] = (), banker: Sequence[str] = ()) -> int:
         """Record a supervisor's decision on a game; Refused says what is wrong."""
         if action not in DECISION_ACTIONS:
-            raise Refused(f"decision {action!r}: one of {', '.join(DECISION_ACTIONS)}")
+            raise Refused(f"decision {shown(action)}: one of {', '.join(DECISION_ACTIONS)}")
         reason = " ".join(str(reason).split())
         if not reason:
             raise Refused("a decision needs a reason")
@@ -324,8 +401,8 @@ class LiveTable:
         with self._lock:
             found = views.find_game(self.machine, shoe_id, game)
             if found is None:
-                where = f"shoe {shoe_id}" if shoe_id else "the current shoe"
-                raise Refused(f"{where} has no game {game}")
+                where = f"shoe {_plain(shoe_id)}" if shoe_id else "the current shoe"
+                raise Refused(f"{where} has no game {_plain(game)}")
             shoe, target = found
             event: dict[str, Any] = {"src": "supervisor", "type": "decision", "game": game,
                                      "action": action, "by": by, "reason": reason,
@@ -348,6 +425,37 @@ class LiveTable:
         if side is not None:
             event["side"] = side
         return self.observe(event)
+
+    def sign_in(self, dealer: str) -> str | None:
+        """`dealer` takes the table (rotation: whoever was there is relieved); returns the
+        dealer relieved. The games whose bets close from now on name `dealer`."""
+        name = " ".join(str(dealer).split())
+        if not name:
+            raise Refused("a dealer signs in with a name")
+        if len(name) > 64:
+            raise Refused("a dealer's name has at most 64 characters")
+        with self._lock:
+            relieved = self.dealer if self.dealer != name else None
+            if self.dealer != name:
+                self.dealer, self.dealer_since = name, self._clock()
+                _log.info("table %s: dealer %s signed in%s", self.table_id, name,
+                          f", relieving {relieved}" if relieved else "")
+            self._publish(force=True)
+            return relieved
+
+    def sign_out(self, dealer: str | None = None) -> str | None:
+        """The dealer at the table is relieved with no one after (None if no one was there).
+        With `dealer`, only that dealer is (a dealer signs out only themself)."""
+        with self._lock:
+            was = self.dealer
+            if was is None:
+                return None
+            if dealer is not None and dealer != was:
+                raise Refused(f"{_plain(dealer)} is not the dealer at the table ({was} is)")
+            self.dealer = self.dealer_since = None
+            _log.info("table %s: dealer %s signed out", self.table_id, was)
+            self._publish(force=True)
+            return was
 
     def link_changed(self, device: str, status: str, reason: str, ts: str | None = None) -> None:
         """A link (shoe, camera) went up or down: shown at once, and logged."""
@@ -381,10 +489,10 @@ class LiveTable:
         return views.public_view(self.machine, self.paytables, self.table_id,
                                  {k: dict(v) for k, v in self.links.items()}, self.seq)
 
-    def _publish(self) -> None:
+    def _publish(self, force: bool = False) -> None:
         public = self._public()
         pending, key = self._review_state()
-        same = (self._last_public is not None and key == self._last_key
+        same = (not force and self._last_public is not None and key == self._last_key
                 and {**public, "seq": 0} == {**self._last_public, "seq": 0})
         self._last_public, self._last_key = public, key
         if same:
@@ -419,6 +527,28 @@ class LiveTable:
                     "links": {name: link["status"] for name, link in self.links.items()},
                     "snapshot_seq": writer.written if writer else None,
                     "snapshot_at": writer.written_at if writer else None}
+
+    def on_duty(self) -> dict[str, Any]:
+        """The dealer at the table now (None) and since when."""
+        with self._lock:
+            return {"dealer": self.dealer, "since": self.dealer_since}
+
+    def dealt_games(self) -> list[dict[str, Any]]:
+        """Every game of the log, oldest first, with its dealer (None: no dealer signed in):
+        shoe, game, dealer, start, end, flag codes, review, status (charts.data's rows)."""
+        with self._lock:
+            out = []
+            for shoe, dealers in zip(self.machine.shoes, self.dealers, strict=False):
+                for game, dealer in zip(shoe.games, dealers, strict=False):
+                    out.append({"shoe": shoe.shoe_id, "game": game.number, "dealer": dealer,
+                                "start": game.started_ts, "end": game.ended_ts,
+                                "flags": [f.code for f in game.flags], "review": game.review})
+            return out
+
+    def shoe_reports(self) -> list[dict[str, Any]]:
+        """The audit's view of every shoe (`domain.report.shoe_view`), oldest first."""
+        with self._lock:
+            return [shoe_view(shoe, self.paytables) for shoe in self.machine.shoes]
 
     def link_details(self) -> dict[str, dict[str, Any]]:
         """Each link with the device's own words (for supervisors; the public view has plain

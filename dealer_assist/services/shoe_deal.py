@@ -28,6 +28,19 @@ no game before the last is not made, which `expected_flags` and the games' `mist
 - `short_burn`: the new-shoe burn stops one card short (BURN_SHORT on the shoe).
 - `cards_pulled_together`: the game's second card comes out with its first (MULTI_PULL).
 - `deal_after_last_game`: one more game is dealt after the last (DEAL_AFTER_LAST_GAME).
+
+Camera mistakes (`CAMERA_MISTAKES`): what an overhead camera sees go wrong. They are kept out
+of `MISTAKES` because a trace alone cannot show their flags; `DealtShoe.camera_flags` lists
+what a camera that follows the deal (the built-in shoe's virtual camera) must raise.
+
+- `wrong_box`: the dealer lays the game's second Player card in the second Banker box and
+  that Banker card in the Player box (WRONG_POSITION once the cards are face up). The trace is
+  the same as without the mistake.
+- `exposed_card`: before the game's bets close, after a card set aside between games, the
+  dealer deals the game's first card face up (the trace shows the surplus card: UNNEEDED_DRAW
+  on the game before, and the early card: EARLY_DEAL; the camera sees it face up while bets
+  are open: EXPOSED_DURING_BETTING). Never on game 1, nor after a game with `unneeded_draw`
+  or `missed_draw` (a random one moves on to the next game that allows it).
 """
 
 from __future__ import annotations
@@ -49,6 +62,10 @@ MISTAKES = (
     "cards_pulled_together",
     "deal_after_last_game",
 )
+#: Mistakes whose flags only a camera raises (the module's docstring).
+CAMERA_MISTAKES = ("wrong_box", "exposed_card")
+#: The flag each camera mistake raises through the camera (on its game).
+CAMERA_FLAGS = {"wrong_box": "WRONG_POSITION", "exposed_card": "EXPOSED_DURING_BETTING"}
 #: The flag each mistake raises, and whether it sits on a game (else on the shoe).
 MISTAKE_FLAGS = {
     "unneeded_draw": "UNNEEDED_DRAW",
@@ -125,8 +142,9 @@ class Mistake:
     game: int | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in MISTAKES:
-            raise DealError(f"unknown dealer mistake {self.kind!r}; known: {', '.join(MISTAKES)}")
+        if self.kind not in MISTAKES + CAMERA_MISTAKES:
+            known = ", ".join(MISTAKES + CAMERA_MISTAKES)
+            raise DealError(f"unknown dealer mistake {self.kind!r}; known: {known}")
         if self.game is not None and self.game < 1:
             raise DealError(f"mistake {self.kind}: game numbers start at 1, got {self.game}")
 
@@ -156,6 +174,8 @@ class DealtShoe:
     steps: list[DealtStep]
     #: The flags the mistakes must raise: (code, game number, or None for the shoe).
     expected_flags: list[tuple[str, int | None]]
+    #: The flags the camera mistakes must raise through a camera that follows the deal.
+    camera_flags: list[tuple[str, int | None]] = field(default_factory=list)
 
 
 def parse_mistake(text: str) -> Mistake:
@@ -285,6 +305,7 @@ def deal_shoe_detailed(
     games: list[DealtGame] = []
     last: int | None = None
     closed_early = False  # the dealer closed this game's bets before the last game was complete
+    camera: list[tuple[str, int | None]] = []
     while last is None or len(games) < last + after_last:
         number = len(games) + 1
         if cut_out and last is None:
@@ -296,10 +317,22 @@ def deal_shoe_detailed(
                 raise DealError(f"game {number}: missed_draw and unneeded_draw cannot share a game")
             kinds.remove("missed_draw")
             floating.setdefault(number + 1, []).append("missed_draw")
+        exposed = "exposed_card" in kinds
+        if exposed and (number == 1 or closed_early or {"unneeded_draw", "missed_draw"}
+                        & set(games[-1].mistakes)):
+            kinds.remove("exposed_card")
+            if "exposed_card" not in floated:
+                raise DealError(f"exposed_card on game {number}: needs a game before it with "
+                                "no unneeded_draw or missed_draw")
+            floating.setdefault(number + 1, []).append("exposed_card")
+            exposed = False
         game = DealtGame(number, mistakes=kinds)
         if last is not None and number > last:
             kinds.append("deal_after_last_game")
-        if not closed_early:
+        if exposed:  # a card set aside, then this game's first card before its bets close
+            draw(BETWEEN_GAMES)
+            expected += [("UNNEEDED_DRAW", number - 1), ("EARLY_DEAL", number)]
+        elif not closed_early:
             append(BETTING, {"ts": clock.ts(BETTING), "src": "dealer", "type": "bets_closed"})
         closed_early = False
         p_vals: list[int] = [SEVEN_UP_FIXED_VALUE] if seven_up else []
@@ -321,6 +354,8 @@ def deal_shoe_detailed(
                                      "type": "bets_closed"})
                 closed_early = True
             card = draw(GAME_CARD, multi=multi_pull and dealt == 1)
+            if exposed and dealt == 0:  # the early card is out: now the bets close
+                append(BETTING, {"ts": clock.ts(BETTING), "src": "dealer", "type": "bets_closed"})
             if cut_out and last is None:
                 last = number  # the cut card came out during this game: it is the last
             dealt += 1
@@ -348,7 +383,8 @@ def deal_shoe_detailed(
             append(REVEAL, {"ts": clock.ts(REVEAL), "src": "dealer", "type": "reveal"})
         game.last = number == last
         games.append(game)
-        expected += [(MISTAKE_FLAGS[k], number) for k in kinds]
+        expected += [(MISTAKE_FLAGS[k], number) for k in kinds if k in MISTAKE_FLAGS]
+        camera += [(CAMERA_FLAGS[k], number) for k in kinds if k in CAMERA_FLAGS]
         if "unneeded_draw" in kinds:
             draw(BETWEEN_GAMES)
         more = last is None or len(games) < last + after_last
@@ -361,7 +397,7 @@ def deal_shoe_detailed(
     if plans or floating:
         left = sorted({*plans, *floating})
         raise DealError(f"mistakes planned on game(s) {left}: the shoe had only {last} games")
-    return DealtShoe(shoe_id, house, burn, required, games, events, steps, expected)
+    return DealtShoe(shoe_id, house, burn, required, games, events, steps, expected, camera)
 
 
 def _plan(wanted: list[Mistake], rng: random.Random,

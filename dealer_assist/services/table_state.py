@@ -1,10 +1,11 @@
 """A live table's state as bytes, so a restart loads it instead of replaying the whole log.
 
 What is kept: the table machine (its phase, every shoe with its games, flags and rulings,
-the problems it noted), the live table's side-bet alerts and decision history, the log seq
-the state stands at, and the seq of the current shoe's `new_shoe` (the watchers, which keep
-state only within a shoe, see that shoe's events again after a restart). Link status is not
-kept: after a restart every link is unknown until it reports.
+the problems it noted), the live table's side-bet alerts and decision history, the dealer
+of every game and the dealer at the table, the log seq the state stands at, and the seq of
+the current shoe's `new_shoe` (the watchers, which keep state only within a shoe, see that
+shoe's events again after a restart). Link status is not kept: after a restart every link
+is unknown until it reports.
 
 The format is a pickle, read back by an unpickler that refuses every global but the four
 domain classes a table's state is made of (the Python docs' "Restricting Globals"): a file
@@ -32,7 +33,7 @@ from dealer_assist.domain.shoe import Shoe
 from dealer_assist.domain.table import BETWEEN, BURN, DEALING, NO_SHOE, TableMachine
 
 #: Bumped whenever what is pickled changes shape (a new slot in Game or Shoe...).
-FORMAT = 1
+FORMAT = 2
 _PROTOCOL = 5
 #: The only globals a snapshot may name: the classes a table's state is made of.
 _ALLOWED = {
@@ -101,6 +102,9 @@ class TableState:
     events_applied: int
     alerts: list[dict[str, Any]]
     decisions: list[dict[str, Any]]
+    #: Per shoe, the dealer of each game (LiveTable.dealers); the dealer at the table.
+    dealers: list[list[str | None]]
+    dealer: str | None
 
     def machine(self) -> TableMachine:
         """A table machine in this state (the shoes are the state's own objects)."""
@@ -150,6 +154,9 @@ class Captured:
     events_applied: int
     alerts: list[dict[str, Any]]
     decisions: list[dict[str, Any]]
+    #: Per shoe, the dealer of each game (LiveTable.dealers); the dealer at the table.
+    dealers: list[list[str | None]]
+    dealer: str | None
 
     def encode(self) -> bytes:
         """Its fields by name, the shoes as their bytes."""

@@ -4,8 +4,9 @@ Users live in their own SQLite file (`users.db`, one per site; the service's con
 it), not in a table's event log: the log is append-only with one writer per table, while a
 user's failed-login count and lock change all the time, and one account serves every table.
 The file holds one table, `users(name, role, password_hash, disabled, failed_logins,
-created_at)`, and `PRAGMA user_version` 2 (a version 1 file, which had a `locked_until`
-column, is upgraded when opened).
+created_at, language)`, and `PRAGMA user_version` 3 (older files are upgraded when opened:
+version 1 had a `locked_until` column, version 2 had no `language`, the account's console
+language, which becomes English).
 
 There is no default password and no default user: the first supervisor is created with
 `dealer-assist user add NAME --role supervisor`. There is no lockout: a lock that anyone
@@ -25,13 +26,14 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from dealer_assist import i18n
 from dealer_assist.store.chain import utc_now, utc_stamp
 from dealer_assist.store.log import Clock
 
 ROLES = ("dealer", "supervisor", "regulator")
 MIN_PASSWORD_LENGTH = 8
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = f"""
 CREATE TABLE users (
@@ -40,10 +42,11 @@ CREATE TABLE users (
     password_hash TEXT NOT NULL,
     disabled INTEGER NOT NULL DEFAULT 0,
     failed_logins INTEGER NOT NULL DEFAULT 0,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    language TEXT NOT NULL DEFAULT 'en'
 )
 """
-_COLUMNS = "name, role, disabled, failed_logins, created_at"
+_COLUMNS = "name, role, disabled, failed_logins, created_at, language"
 
 
 class UserError(ValueError):
@@ -70,6 +73,8 @@ class User:
     disabled: bool
     failed_logins: int
     created_at: str
+    #: The console's language (`en`, `th`, `zh_Hans`, `zh_Hant`).
+    language: str = "en"
 
 
 class UserStore:
@@ -93,8 +98,9 @@ class UserStore:
             self._conn.close()
             raise
 
-    def add(self, name: str, role: str, password: str) -> User:
-        """A new user; refuses a bad name, an unknown role, a short password, a taken name."""
+    def add(self, name: str, role: str, password: str, language: str = "en") -> User:
+        """A new user; refuses a bad name, an unknown role or language, a short password, a
+        taken name."""
         if not NAME_PATTERN.fullmatch(name):
             raise UserError(
                 f"user name {name!r}: letters, digits, '.', '_' or '-', at most 64, "
@@ -102,12 +108,14 @@ class UserStore:
             )
         if role not in ROLES:
             raise UserError(f"role {role!r}: one of {', '.join(ROLES)}")
+        lang = _language(language)
         _check_password(name, password)
         digest = self._hasher.hash(password)
         try:
             self._conn.execute(
-                "INSERT INTO users (name, role, password_hash, created_at) VALUES (?, ?, ?, ?)",
-                (name, role, digest, utc_stamp(self._clock())),
+                "INSERT INTO users (name, role, password_hash, created_at, language) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (name, role, digest, utc_stamp(self._clock()), lang),
             )
         except sqlite3.IntegrityError:
             raise UserError(f"user {name!r} exists already") from None
@@ -161,6 +169,11 @@ class UserStore:
                      self._hasher.hash(password))
         return self._require(name)
 
+    def set_language(self, name: str, language: str) -> User:
+        """The account's console language from now on."""
+        self._change(name, "language = ?", _language(language))
+        return self._require(name)
+
     def disable(self, name: str) -> User:
         self._change(name, "disabled = ?", 1)
         return self._require(name)
@@ -210,9 +223,11 @@ class UserStore:
             raise UserError(f"{self.path} is not a users file: {exc}") from exc
         if version == SCHEMA_VERSION and tables == ["users"]:
             return
-        if version == 1 and tables == ["users"]:  # the lockout's column goes
+        if version in (1, 2) and tables == ["users"]:
             self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.execute("ALTER TABLE users DROP COLUMN locked_until")
+            if version == 1:  # the lockout's column goes
+                self._conn.execute("ALTER TABLE users DROP COLUMN locked_until")
+            self._conn.execute("ALTER TABLE users ADD COLUMN language TEXT NOT NULL DEFAULT 'en'")
             self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self._conn.execute("COMMIT")
             return
@@ -231,6 +246,13 @@ def _check_password(name: str, password: str) -> None:
         raise UserError("a password must not be the user's name")
 
 
+def _language(name: str) -> str:
+    try:
+        return i18n.language(name)
+    except i18n.UnknownLanguage as e:
+        raise UserError(str(e)) from None
+
+
 def _user(row: tuple[Any, ...]) -> User:
-    name, role, disabled, failed, created_at = row
-    return User(name, role, bool(disabled), failed, created_at)
+    name, role, disabled, failed, created_at, language = row
+    return User(name, role, bool(disabled), failed, created_at, language)

@@ -31,7 +31,7 @@ from fastapi.staticfiles import StaticFiles
 
 from dealer_assist.config.gaming_day import GamingDay
 from dealer_assist.services.live_table import LiveTable, Update
-from dealer_assist.web import console, display
+from dealer_assist.web import console, display, language
 from dealer_assist.web.auth import (
     Accounts,
     Forbidden,
@@ -97,6 +97,7 @@ def create_app(table: LiveTable, accounts: Accounts, settings: WebSettings | Non
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(display.router)
     app.include_router(console.router)
+    app.include_router(language.router)
     for router in routers:
         app.include_router(router)
 

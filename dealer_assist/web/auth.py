@@ -38,6 +38,8 @@ ROLE_HOME = {"supervisor": "/supervisor", "dealer": "/dealer", "regulator": "/re
 class Account:
     name: str
     role: str
+    #: The console's language for this account (a shipped language, dealer_assist.i18n).
+    language: str = "en"
 
 
 class LoginFailed(Exception):

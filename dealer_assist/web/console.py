@@ -7,6 +7,7 @@ Times are shown on the site's clock (`WebSettings.gaming_day`; UTC unless the co
 from __future__ import annotations
 
 import secrets
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
@@ -18,7 +19,11 @@ from fastapi.responses import (
     Response,
     StreamingResponse,
 )
+from markupsafe import Markup
 
+from dealer_assist.charts import svg
+from dealer_assist.charts.data import by_dealer, flags_by_hour, recent, shifts, when
+from dealer_assist.charts.fit import shoe_fit
 from dealer_assist.config.gaming_day import GamingDay
 from dealer_assist.domain.excerpt import shown
 from dealer_assist.domain.flags import FLAGS
@@ -120,10 +125,12 @@ def logout(request: Request, session: AnyUser, csrf: str = Form("")) -> Response
 def console_page(request: Request, session: SupervisorPage, decided: str = "") -> HTMLResponse:
     table = _table(request)
     message = f"Decision recorded for game {decided}." if decided.isdigit() else None
+    clock = _clock(request)
     return pages.render(request, "console.html", session, items=table.review_queue(),
                         alerts=table.side_bet_alerts(), links=table.link_details(),
                         problems=dict(table.link_problems), shoes=table.shoes(),
-                        message=message, scripts=["console.js"], clock=_clock(request))
+                        message=message, scripts=["console.js"], clock=clock,
+                        duty=table.on_duty(), **dealer_pictures(table, clock, 8, None))
 
 
 @router.get("/supervisor/queue")
@@ -224,8 +231,86 @@ def history_json(request: Request, session: Reader, shoe: str = "",
 @router.get("/dealer")
 def dealer_page(request: Request, session: DealerPage, done: str = "") -> HTMLResponse:
     message = "Recorded: the cards are open." if done else None
-    return pages.render(request, "dealer.html", session, public=_table(request).public(),
-                        message=message)
+    table = _table(request)
+    return pages.render(request, "dealer.html", session, public=table.public(),
+                        message=message, duty=table.on_duty(), clock=_clock(request))
+
+
+@router.post("/dealer/sign-in")
+def dealer_sign_in(request: Request, session: Dealer, csrf: str = Form("")) -> Response:
+    """The dealer of the session takes the table; whoever dealt before is relieved."""
+    check_csrf(session.csrf, csrf)
+    if session.account.role != "dealer":
+        return pages.message(request, "Dealer", "Only a dealer signs in at the table, as "
+                             "themself: log in with the dealer's account.", session, 403)
+    try:
+        _table(request).sign_in(session.account.name)
+    except Refused as e:
+        return pages.message(request, "Dealer", _excerpt(str(e)), session)
+    return RedirectResponse("/dealer/shift", status_code=303)
+
+
+@router.post("/dealer/sign-out")
+def dealer_sign_out(request: Request, session: Dealer, csrf: str = Form("")) -> Response:
+    """The dealer at the table is relieved with no one after: by themself or a supervisor."""
+    check_csrf(session.csrf, csrf)
+    mine = None if session.account.role == "supervisor" else session.account.name
+    try:
+        _table(request).sign_out(mine)
+    except Refused as e:
+        return pages.message(request, "Dealer", _excerpt(str(e)), session, 409)
+    return RedirectResponse("/dealer/shift", status_code=303)
+
+
+@router.get("/dealer/shift")
+def dealer_shift(request: Request, session: DealerPage) -> HTMLResponse:
+    """Who deals at the table now, with the sign-in and sign-out buttons."""
+    return pages.render(request, "dealer/shift.html", session, duty=_table(request).on_duty(),
+                        clock=_clock(request))
+
+
+# ---- dealers, shifts and pictures for the supervisor --------------------------------------
+
+@router.get("/supervisor/dealers")
+def dealers_page(request: Request, session: SupervisorPage, hours: str = "8",
+                 shoe: str = "") -> HTMLResponse:
+    """Flags per dealer and per shift, flags by hour and by dealer over the last `hours`, and
+    a shoe's results against the exact odds (the current shoe unless `shoe` names one)."""
+    if not (hours.isascii() and hours.isdigit() and 1 <= int(hours) <= 48):
+        return pages.message(request, "Dealers", f"hours {shown(hours)}: a whole number of "
+                             "hours from 1 to 48", session)
+    table = _table(request)
+    clock = _clock(request)
+    return pages.render(request, "dealer/dealers.html", session,
+                        **dealer_pictures(table, clock, int(hours), shoe or None),
+                        duty=table.on_duty(), clock=clock)
+
+
+def dealer_pictures(table: LiveTable, clock: GamingDay, hours: int,
+                    shoe_id: str | None) -> dict[str, Any]:
+    """What the dealers' page shows: the shifts, the per-dealer totals, and its pictures. The
+    window is the `hours` up to the latest game's start (now, when no game was dealt)."""
+    games = table.dealt_games()
+    last = max((w for g in games if (w := when(g["start"])) is not None), default=None)
+    until = last or datetime.now(UTC)  # the hours of play up to the latest game
+    window = recent(games, until, hours)
+    per_dealer = by_dealer(window)
+    reports = table.shoe_reports()
+    chosen = next((r for r in reports if r["shoe_id"] == shoe_id), None) if shoe_id else (
+        reports[-1] if reports else None)
+    fit = shoe_fit(chosen) if chosen else None
+    return {
+        "hours": hours, "shifts": list(reversed(shifts(games))), "per_dealer": per_dealer,
+        "shoe_ids": [r["shoe_id"] for r in reversed(reports)], "fit": fit,
+        "by_hour_svg": Markup(svg.bar_chart(
+            f"Flags by hour, last {hours} h", flags_by_hour(window, until, hours, clock.zone),
+            kind="by-hour")),
+        "by_dealer_svg": Markup(svg.bar_chart(
+            f"Flags by dealer, last {hours} h", [(d.dealer, d.flags) for d in per_dealer],
+            kind="by-dealer")),
+        "fit_svg": Markup(svg.fit_chart(fit, f"Shoe {fit.shoe_id} against the exact odds"))
+        if fit else None,
+    }
 
 
 @router.post("/dealer/reveal")

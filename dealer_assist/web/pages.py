@@ -5,22 +5,34 @@ a notice; `flags.html`, `decisions.html`, `games.html`: each kind of table, writ
 Autoescaping is on: every value is escaped as `html.escape` does, and None prints as nothing.
 Every form carries the CSRF token; no inline scripts (the pages' scripts are static files,
 allowed by the CSP).
+
+Every text is a gettext message (`{{ _("Review queue") }}`, Jinja2's i18n extension; catalogs in
+`dealer_assist/i18n`). A page speaks the language of its request: `?lang=` if it names a shipped
+language, else the account's language, else English. `gettext` here translates into the
+language of the page being rendered (a context variable set by `render`), so macros and
+included templates translate as the page does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextvars import ContextVar
 from datetime import timedelta
 from html import escape
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import orjson
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
+from starlette.routing import NoMatchFound
 
+from dealer_assist import i18n
+from dealer_assist.i18n.sheets import RULE_SHEETS
 from dealer_assist.web.auth import Account
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -42,11 +54,57 @@ def _finalize(value: object) -> object:
     return Markup(escape("" if value is None else str(value), quote=True))
 
 
+_LANGUAGE: ContextVar[str] = ContextVar("page_language", default=i18n.SOURCE)
+
+
+def gettext(message: str) -> str:
+    """`message` in the language of the page being rendered."""
+    return i18n.gettext(_LANGUAGE.get(), message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    return i18n.translations(_LANGUAGE.get()).ngettext(singular, plural, n)
+
+
+def page_language(request: Request, account: Account | None) -> str:
+    """`?lang=` if it names a shipped language, else the account's, else English."""
+    for name in (request.query_params.get("lang"), getattr(account, "language", None)):
+        if name:
+            try:
+                return i18n.language(name)
+            except i18n.UnknownLanguage:
+                continue
+    return i18n.SOURCE
+
+
+#: The texts the console's script writes (static/console.js), sent in the page's language.
+SCRIPT_TEXTS = ("The queue has changed: reload the page when you are done.",)
+
+
+def script_catalog() -> Markup:
+    """SCRIPT_TEXTS in the page's language, as JSON safe inside a <script> element."""
+    data = orjson.dumps({t: gettext(t) for t in SCRIPT_TEXTS}).decode()
+    return Markup(data.replace("</", "<\\/"))
+
+
+def translator(request: Request, who: Any = None) -> Callable[[str], str]:
+    """gettext into the language `render` gives the page of `request` for the session `who`:
+    for texts made before the page is rendered (the words of a picture drawn in Python)."""
+    lang = page_language(request, getattr(who, "account", None))
+    return lambda message: i18n.gettext(lang, message)
+
+
 def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, finalize=_finalize,
-                      trim_blocks=True, lstrip_blocks=True)
+                      trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
+    env.install_gettext_callables(gettext, ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.globals.update(SUITS=SUITS, ACTIONS=ACTIONS, POSITIONS=POSITIONS,
-                       ONE_DAY=timedelta(days=1))
+                       ONE_DAY=timedelta(days=1), HTML_LANG=i18n.HTML_LANG, RULE_SHEETS=RULE_SHEETS, LANGUAGE_NAMES=i18n.NAMES,
+                       script_catalog=script_catalog,
+                       page_lang=lambda: i18n.HTML_LANG[_LANGUAGE.get()])
+    # A text that is data (a server message, a flag's rule): translated, then escaped as any
+    # value is (`_()` is for the templates' own literal texts).
+    env.filters["tr"] = lambda text: i18n.say(_LANGUAGE.get(), str(text)) if text else text
     env.filters["urlquote"] = lambda text: quote(str(text), safe="")
     env.filters["percent"] = lambda share: f"{float(share):.3%}"
     return env
@@ -61,12 +119,28 @@ def render(request: Request, template: str, who: Any = None, status: int = 200,
     for a visitor), with `context` for the template."""
     account: Account | None = getattr(who, "account", None)
     csrf: str | None = getattr(who, "csrf", None)
-    return templates.TemplateResponse(request, template, {"account": account, "csrf": csrf,
-                                                      **context},
-                                      status_code=status, headers=headers)
+    token = _LANGUAGE.set(page_language(request, account))
+    chooser = _routed(request, "choose_language")
+    try:
+        return templates.TemplateResponse(request, template, {"account": account, "csrf": csrf,
+                                                          "language_chooser": chooser,
+                                                          **context},
+                                          status_code=status, headers=headers)
+    finally:
+        _LANGUAGE.reset(token)
+
+
+def _routed(request: Request, name: str) -> bool:
+    """Whether the app serves the route `name` (a router the composition root may mount)."""
+    try:
+        request.app.url_path_for(name)
+    except NoMatchFound:
+        return False
+    return True
 
 
 def message(request: Request, title: str, text: str, who: Any = None, status: int = 400,
             back: tuple[str, str] | None = None) -> HTMLResponse:
-    """A page that only says why a request was not done; `back`: a link (href, text) back."""
+    """A page that only says why a request was not done; `back`: a link (href, text) back.
+    `title`, `text` and the link's text are message ids: the page shows them translated."""
     return render(request, "message.html", who, status, title=title, text=text, back=back)

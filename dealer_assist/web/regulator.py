@@ -7,6 +7,8 @@ dependency that guards every route, normally `auth.require(*REGULATOR_ROLES, pag
 
     GET /regulator                          tables, and the days of a month with shoes
     GET /regulator/{table}/days/{day}       the day's shoes, games, flags and decisions
+    GET /regulator/{table}/days/{day}/dealers  the day as a timeline; flags per dealer, per shift
+    GET /regulator/months/{month}           a month's flag rates per table and per dealer
     GET /regulator/{table}/export.zip       the signed export of ?from=..&to=.. (whole shoes)
 
 Days are the site's gaming days and times are shown on the site's clock, with its zone
@@ -24,9 +26,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
+from markupsafe import Markup
 from starlette.background import BackgroundTask
 
-from dealer_assist.domain.excerpt import shown
+from dealer_assist.charts.data import by_dealer, day_marks, game_rows, rates_by, shifts
+from dealer_assist.charts.svg import bar_chart, timeline
 from dealer_assist.export.keys import KeyProblem
 from dealer_assist.export.source import NothingToExport, parse_when
 from dealer_assist.services.records import NotSigning, TableRecords, UnknownTable
@@ -81,16 +85,61 @@ def regulator_router(
             return problem(request, who, 404, str(exc))
         return render(request, "regulator_day.html", who, view=view, clock=clock)
 
+    @router.get("/{table}/days/{day}/dealers")
+    def day_dealers(request: Request, table: str, day: str, who: Any = guard) -> HTMLResponse:
+        """The day's games, flags and decisions as a timeline; its dealers and shifts."""
+        when = _calendar_date(day, f"day {day!r}", "YYYY-MM-DD, e.g. 2026-11-29")
+        if isinstance(when, str):
+            return problem(request, who, 400, when)
+        try:
+            view = records.day(table, when)
+        except UnknownTable as exc:
+            return problem(request, who, 404, str(exc))
+        games, flags, decisions = day_marks(view.shoes, view.decisions)
+        start, end = (clock.local(t) for t in clock.bounds(when))
+        picture = timeline(f"Table {table}, gaming day {when.isoformat()}", start, end,
+                           [(clock.local(t), label) for t, label in games],
+                           [(clock.local(t), code) for t, code in flags],
+                           [(clock.local(t), action) for t, action in decisions])
+        rows = game_rows(view.shoes, table)
+        return render(request, "dealer/regulator_dealers.html", who, view=view, clock=clock,
+                      timeline_svg=Markup(picture), shifts=list(reversed(shifts(rows))),
+                      per_dealer=by_dealer(rows))
+
+    @router.get("/months/{month}")
+    def month_rates(request: Request, month: str, who: Any = guard) -> HTMLResponse:
+        """A month's flag rates: the share of each table's and each dealer's games flagged."""
+        first = _calendar_date(f"{month}-01", f"month {month!r}", "YYYY-MM, e.g. 2026-11")
+        if isinstance(first, str):
+            return problem(request, who, 400, first)
+        seen: set[tuple[str, str, int]] = set()
+        rows = []
+        for table in records.tables():
+            for day, _shoes in records.days(table, first):
+                for row in game_rows(records.day(table, day).shoes, table):
+                    key = (table, row["shoe_seq"], row["game"])
+                    if key not in seen:  # a shoe over midnight is in both days' views
+                        seen.add(key)
+                        rows.append(row)
+        per_table, per_dealer = rates_by(rows, "table"), rates_by(rows, "dealer")
+        label = first.strftime("%Y-%m")
+        return render(
+            request, "charts/regulator_month.html", who, month=first, games=len(rows),
+            per_table=per_table, per_dealer=per_dealer,
+            tables_svg=Markup(bar_chart(f"Flag rate per table, {label}",
+                                        [(n, r) for n, _g, _f, r in per_table], percent=True,
+                                        kind="table-rates")),
+            dealers_svg=Markup(bar_chart(f"Flag rate per dealer, {label}",
+                                         [(n, r) for n, _g, _f, r in per_dealer],
+                                         percent=True, kind="dealer-rates")))
+
     @router.get("/{table}/export.zip", response_model=None)
     def export(request: Request, table: str, start: Annotated[str, Query(alias="from")] = "",
                end: Annotated[str, Query(alias="to")] = "", who: Any = guard) -> Response:
         try:
             begin, until = parse_when(start, clock), parse_when(end, clock)
-        except ValueError as exc:
+        except ValueError as exc:  # not a time, or one past the calendar's ends in UTC
             return problem(request, who, 400, f"export: {exc}")
-        except OverflowError:  # a time at the calendar's ends, moved to UTC
-            return problem(request, who, 400, f"export: {shown(start)} to {shown(end)} passes "
-                           "the calendar's ends (years 1 to 9999, UTC)")
         folder = Path(tempfile.mkdtemp(prefix="regulator-", dir=scratch))
         try:
             written = records.export(table, begin, until, folder)

@@ -109,6 +109,15 @@ def test_wrong_position_from_the_camera():
     assert "P1" in g["flags"][0]["detail"] and g["review"] == "pending" and g["status"] == "complete"
 
 
+def test_a_code_dealt_twice_to_one_game_lies_right_in_either_of_its_positions():
+    # eight decks: one game can hold the ace of spades twice (P1 and B1, the deal's order)
+    t = Trace().new_shoe().burn(*BURN3).game("AS", "AS", "8C", "6D")
+    t.seen("AS", "banker1").seen("AS", "player1").seen("AS", "banker1", face="down")
+    assert t.games()[0]["flags"] == []
+    t.seen("AS", "player2")
+    assert codes(t.games()[0]["flags"]) == ["WRONG_POSITION"]
+
+
 def test_card_mismatch_voids_the_game():
     t = Trace().new_shoe().burn(*BURN3).game(*NAT).seen("QH", "player1")
     g = t.games()[0]

@@ -171,6 +171,11 @@ def test_bad_times_are_named(day_log, export, tmp_path):
     assert status == 2 and "'yesterday' is not a time" in err
     status, _, err = export(day_log.path, tmp_path / "x.zip", NEXT_DAY, DAY)
     assert status == 2 and "the time range is empty" in err
+    # a valid time whose instant in UTC falls before year 1 or after 9999
+    status, _, err = export(day_log.path, tmp_path / "x.zip", "0001-01-01T00:00:00+14:00", DAY)
+    assert status == 2 and "passes the calendar's ends" in err and "Traceback" not in err
+    status, _, err = export(day_log.path, tmp_path / "x.zip", DAY, "9999-12-31T23:59:59-14:00")
+    assert status == 2 and "passes the calendar's ends" in err
 
 
 def test_the_signing_key_comes_from_the_environment(day_log, keys, tmp_path, monkeypatch, capsys):

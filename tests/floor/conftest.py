@@ -167,3 +167,36 @@ def table_log(tmp_path: Path) -> Iterator[object]:
     yield make
     for log in opened:
         log.close()
+
+
+# ---- the floor service ----------------------------------------------------------------------
+
+FLOOR_PASSWORD = "correct horse"
+#: The floor's users of the service's tests: name -> role.
+FLOOR_USERS = {"sup": "supervisor", "sur": "surveillance", "reg": "regulator"}
+
+
+@pytest.fixture
+def service(floor: Floor) -> str:
+    """The DSN of a floor service login (group floor_service), with the floor's users added."""
+    from argon2 import PasswordHasher
+
+    from dealer_assist.floor.users import add_user
+
+    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    for name, role in FLOOR_USERS.items():
+        add_user(floor.owner, name, role, FLOOR_PASSWORD, hasher=cheap)
+    return floor.add_reader("floor_service")
+
+
+def ship(dsn: str, table: str, log: object) -> None:
+    """Ship everything in `log` (a SqliteEventLog) to the central store as `table`'s role."""
+    from dealer_assist.floor.ingest import Ingest
+
+    records = list(log.raw_records())  # type: ignore[attr-defined]
+    with psycopg.connect(dsn) as conn:
+        ingest = Ingest(conn, table)
+        head = conn.execute("SELECT seq FROM table_heads WHERE table_id = %s",
+                            (table,)).fetchone()
+        conn.commit()
+        ingest.ship([r for r in records if r.seq > (head[0] if head else 0)])

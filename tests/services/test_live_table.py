@@ -214,6 +214,28 @@ def test_a_bad_decision_is_refused_and_not_logged(make_log: Callable[[], Any],
     assert len(table.review_queue()) == 1
 
 
+def test_a_finished_shoe_gets_its_own_checkpoint(make_log: Callable[[], Any]) -> None:
+    log = make_log()
+    table = table_on(log)
+    feed(table, flagged_trace().events)
+    before = [p.seq for p in log.checkpoints()]
+    seq = table.observe({"src": "dealer", "type": "end_shoe"})
+    assert [p.seq for p in log.checkpoints()] == [*before, seq]
+
+
+def test_a_refusal_quotes_a_huge_field_as_a_short_excerpt(make_log: Callable[[], Any]) -> None:
+    table = table_on(make_log())
+    feed(table, flagged_trace().events)
+    huge = "X" * 1_000_000
+    for call in (lambda: table.decide("S-104", 2, huge, "r"),
+                 lambda: table.decide("S-104", 2, "accept", "r", shoe_id=huge),
+                 lambda: table.observe({"src": "shoe", "type": huge}),
+                 lambda: table.observe({"src": "shoe", "type": "card", "card": huge})):
+        with pytest.raises(Refused) as refused:
+            call()
+        assert "XXXX" in str(refused.value) and len(str(refused.value)) < 600
+
+
 def test_a_correction_changes_the_result_and_the_roads(make_log: Callable[[], Any]) -> None:
     table = table_on(make_log())
     feed(table, flagged_trace().events)

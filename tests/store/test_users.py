@@ -111,7 +111,7 @@ def test_a_version_1_file_loses_its_lock_column_and_keeps_its_users(tmp_path):
     with sqlite3.connect(path) as conn:
         columns = [row[1] for row in conn.execute("PRAGMA table_info(users)")]
         assert "locked_until" not in columns
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
     conn.close()
 
 

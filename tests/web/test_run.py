@@ -46,7 +46,7 @@ port = 0
 
 def test_the_shipped_config_loads() -> None:
     config = load_table_config(SHIPPED)
-    assert config.shoe.emulated and not config.camera.enabled
+    assert config.shoe.emulated and config.camera.virtual  # make run shows the camera at work
     assert config.database == REPO / "var" / "T1.events.db"  # relative to config/, in var/
     assert config.paytables == DEFAULT_PAYTABLES  # it names none: the shipped ones
 

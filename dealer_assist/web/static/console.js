@@ -3,6 +3,10 @@
 "use strict";
 
 let lastKey = null;
+// The page's words in its language: a JSON catalog the server embeds (base.html).
+const CATALOG_EL = document.getElementById("catalog");
+const WORDS = CATALOG_EL ? JSON.parse(CATALOG_EL.textContent) : {};
+const tr = (text) => WORDS[text] || text;
 
 function busy(queue) {
   if (queue.contains(document.activeElement)) return true;
@@ -18,7 +22,7 @@ async function reload() {
       note = document.createElement("p");
       note.id = "queue-changed";
       note.className = "notice";
-      note.textContent = "The queue has changed: reload the page when you are done.";
+      note.textContent = tr("The queue has changed: reload the page when you are done.");
       queue.before(note);
     }
     return;

@@ -1,10 +1,54 @@
 // The public table display: renders each view the server pushes (server-sent events).
 // The server never sends a card's value before the card is revealed; this script only draws.
+// Its words come from the page: a JSON catalog (id -> text) for each of the board's languages
+// (two on a bilingual board); a server text with numbers in it matches an id's {0}, {1}.
 "use strict";
 
 const SUITS = { S: ["\u2660", false], H: ["\u2665", true], D: ["\u2666", true], C: ["\u2663", false] };
 const $ = (id) => document.getElementById(id);
 let lastRoads = "";
+let lastView = null;
+const CATALOG = JSON.parse(document.getElementById("catalog").textContent);
+const PATTERNS = Object.keys(CATALOG.messages[0] || {}).filter((k) => k.includes("{0}")).map((k) => [
+  new RegExp("^" + k.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{(\d)\}/g, "(.+?)") + "$"), k])
+  .sort((a, b) => b[1].replace(/\{\d\}/g, "").length - a[1].replace(/\{\d\}/g, "").length);
+
+function exact(i, text) {
+  const messages = CATALOG.messages[i];
+  return Object.prototype.hasOwnProperty.call(messages, text) ? messages[text] : text;
+}
+
+function translate(i, text) {
+  // The text itself, or a pattern's translation with what filled its {0}, {1} (a list of
+  // names, each translated: "Game 3: card exposed, foreign card").
+  const messages = CATALOG.messages[i];
+  if (Object.prototype.hasOwnProperty.call(messages, text)) return messages[text];
+  for (const [pattern, key] of PATTERNS) {
+    const hit = pattern.exec(text);
+    if (hit) {
+      return messages[key].replace(/\{(\d)\}/g, (_, n) =>
+        hit[Number(n) + 1].split(", ").map((part) => exact(i, part)).join(exact(i, ", ")));
+    }
+  }
+  return text;
+}
+
+function say(el, build) {
+  // The text in each of the board's languages, one span each: build(tr) writes it with tr,
+  // the translation into one language (a string instead of build: that text, translated).
+  const make = typeof build === "function" ? build : (tr) => tr(build);
+  const texts = CATALOG.languages.map((_, i) => make((t) => translate(i, t)));
+  const key = texts.join("\u0001");
+  if (el.dataset.said === key) return;
+  el.dataset.said = key;
+  el.replaceChildren(...CATALOG.languages.map((lang, i) => {
+    const span = document.createElement("span");
+    span.className = "tr";
+    span.lang = lang;
+    span.textContent = texts[i];
+    return span;
+  }));
+}
 
 function text(el, value) {
   const v = value === null || value === undefined ? "" : String(value);
@@ -98,7 +142,7 @@ function drawRoads(roads) {
   for (const column of roads.bead_plate.slice(-columnsThatFit(beadEl))) {
     for (let row = 0; row < 6; row++) {
       const r = column[row];
-      bead.append(r ? cell("bead-" + r, r) : cell(null));
+      bead.append(r ? cell("bead-" + r, translate(0, r)) : cell(null));
     }
   }
   beadEl.replaceChildren(bead);
@@ -117,12 +161,13 @@ function drawRoads(roads) {
   drawGrid($("small-road"), roads.small_road, (m) => cell(m ? "dot " + m : null));
   drawGrid($("cockroach-pig"), roads.cockroach_pig, (m) => cell(m ? "slash " + m : null));
   const n = roads.counts;
-  text($("counts"), `B ${n.banker} \u00b7 P ${n.player} \u00b7 T ${n.tie}`);
+  say($("counts"), (tr) => `${tr("B")} ${n.banker} \u00b7 ${tr("P")} ${n.player} \u00b7 ${tr("T")} ${n.tie}`);
 }
 
 const WINNER = { player: "PLAYER WINS", banker: "BANKER WINS", tie: "TIE" };
 
 function render(view) {
+  lastView = view;
   document.body.dataset.seq = view.seq;
   text($("table-id"), view.table);
   const shoe = view.shoe;
@@ -130,39 +175,39 @@ function render(view) {
   text($("shoe-id"), shoe ? shoe.id : "-");
   text($("variant"), shoe ? shoe.variant : "");
   text($("game-number"), game ? game.number : "-");
-  text($("cards-out"), game && game.cards_out ? `${game.cards_out} card${game.cards_out > 1 ? "s" : ""}` : "");
+  say($("cards-out"), game && game.cards_out ? `${game.cards_out} card${game.cards_out > 1 ? "s" : ""}` : "");
   document.body.dataset.game = game ? game.number : "";
   const state = $("shoe-state");
-  text(state, shoe ? shoe.state : "no shoe");
+  say(state, shoe ? shoe.state : "no shoe");
   state.className = "pill" + (shoe && shoe.state === "last game" ? " last" : "")
     + (shoe && shoe.status !== "open" ? " " + shoe.status : "");
   for (const [name, link] of Object.entries(view.links)) {
     const el = $("link-" + name);
-    if (el) { el.dataset.status = link.status; el.title = link.reason || ""; }
+    if (el) { el.dataset.status = link.status; el.title = link.reason ? translate(0, link.reason) : ""; }
   }
   drawSide("player-cards", game ? game.player : []);
   drawSide("banker-cards", game ? game.banker : []);
   text($("player-total"), game && game.player_total !== null ? game.player_total : "");
   text($("banker-total"), game && game.banker_total !== null ? game.banker_total : "");
-  text($("headline"), view.action.headline);
-  text($("notes"), view.action.notes.join(" \u00b7 "));
+  say($("headline"), view.action.headline);
+  say($("notes"), (tr) => view.action.notes.map(tr).join(" \u00b7 "));
   const result = game && game.result;
   const box = $("result");
   box.hidden = !result;
   if (result) {
     const isVoid = result.status === "void";
     box.className = "result " + (isVoid ? "void" : result.winner);
-    text($("result-text"), isVoid ? "GAME VOID" : WINNER[result.winner] || "");
+    say($("result-text"), isVoid ? "GAME VOID" : WINNER[result.winner] || "");
     const bets = document.createDocumentFragment();
     if (result.natural && !isVoid) {
       const span = document.createElement("span");
       span.className = "natural";
-      span.textContent = "natural";
+      say(span, "natural");
       bets.append(span);
     }
     for (const b of result.bets) {
       const span = document.createElement("span");
-      span.textContent = `${b.bet.replace("_", " ")} ${b.pays}`;
+      say(span, (tr) => `${tr(b.bet.replace("_", " "))} ${b.pays}`);
       bets.append(span);
     }
     $("bets").replaceChildren(bets);
@@ -170,11 +215,24 @@ function render(view) {
   const alert = $("alert");
   alert.hidden = !view.alert;
   if (view.alert) {
-    text($("alert-title"), view.alert.title);
-    text($("alert-text"), view.alert.lines.join(" \u00b7 "));
+    say($("alert-title"), view.alert.title);
+    say($("alert-text"), (tr) => view.alert.lines.map(tr).join(" \u00b7 "));
   }
   drawRoads(view.roads);
 }
+
+function fitLayout() {
+  // The portrait layout where the table asks for it, or on any screen taller than wide.
+  const portrait = document.body.dataset.layout === "portrait" || TALL.matches;
+  if (document.body.classList.contains("layout-portrait") !== portrait) {
+    document.body.classList.toggle("layout-portrait", portrait);
+    lastRoads = "";  // the roads hold another number of columns now
+    if (lastView) drawRoads(lastView.roads);
+  }
+}
+const TALL = window.matchMedia("(orientation: portrait)");
+TALL.addEventListener("change", fitLayout);
+fitLayout();
 
 function connect() {
   const status = $("link-display");

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from hardware.camera.deck import DeckModel
 from hardware.camera.feed import CameraFeed, run_feed
 from hardware.camera.recognize import Recognizer, Sighting
 from hardware.camera.synth.layout import Placement, zone_slot
@@ -74,6 +74,8 @@ def test_sightings_outside_every_zone_are_ignored() -> None:
     assert feed.update([sighting(1500, "up", "AS")]) == []
 
 
+@pytest.mark.xfail(strict=True, reason="the shipped camera model is short of issue 35's "
+                   "targets: it misreads or misses cards of these rendered frames")
 def test_live_feed_on_rendered_frames(faces: dict) -> None:
     """A card dealt face down, turned face up, then collected; a card flickers by."""
     rng = np.random.default_rng(7)
@@ -86,7 +88,7 @@ def test_live_feed_on_rendered_frames(faces: dict) -> None:
     blip = [Placement("5C", True, "banker1", (bx, by), 0.0, 180)]
     script = [down] * 5 + [up] * 5 + [[]] * 2 + [blip] + [[]] * 5
     frames = [render(table, cards, faces, rng, occlusion=0.0).image for cards in script]
-    recognizer = Recognizer(DeckModel.from_faces("tango", faces))
+    recognizer = Recognizer()  # the shipped model: no enrolment
     feed = CameraFeed(zones, confirm_frames=3, lose_frames=4)
     stamps = iter(f"2026-11-29T10:00:{i:02d}.000Z" for i in range(60))
     events = list(run_feed(frames, recognizer, feed, clock=lambda: next(stamps)))

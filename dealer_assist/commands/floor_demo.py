@@ -1,0 +1,297 @@
+"""`dealer-assist floor-demo`: the whole floor on one machine, with one command (`make floor`).
+
+A private PostgreSQL cluster in `var/floor-pg/` (floor/cluster.py: initdb once, pg_ctl), the
+schema migrated, 8 tables and two demo accounts, 8 emulated tables dealing with mistakes into
+their own logs in `var/floor-demo/` and shipping to the central store (each a live table
+with its shipper, which also records the floor's decisions), and `dealer-assist floor serve` on
+port 8100. Ctrl-C (or SIGTERM) stops everything: the service, the tables, the cluster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from dealer_assist.commands import CommandFailed, command
+
+ENV_SIGNING_KEY = "DEALER_ASSIST_SIGNING_KEY"
+
+HELP = """\
+Start a demo of the floor, for a newcomer, on this machine:
+
+  1. a private PostgreSQL cluster in VAR/floor-pg (Debian's postgresql package: initdb the first
+     time, then pg_ctl start; no Docker), listening on a unix socket in that folder only;
+  2. the central store's schema (floor migrate), tables T1..T8, and two accounts whose
+     passwords are printed (new ones at each start): demo-supervisor (pit board, review
+     queue, decisions) and demo-regulator (regulator pages, signed floor exports);
+  3. 8 emulated tables, each a live table on its own SQLite log in VAR/floor-demo, dealing
+     shoe after shoe by the rules at --speed times a real table's pace, with a dealer's mistake
+     in most shoes, and shipping its log to the central store; a decision taken on the floor
+     is recorded in the table's own log and shipped back;
+  4. the floor service (dealer-assist floor serve) on http://127.0.0.1:PORT/; its floor
+     exports are signed with the key $DEALER_ASSIST_SIGNING_KEY names, else with a demo key
+     made once in the user's cache folder (~/.cache/dealer-assist/floor-demo-key).
+
+Ctrl-C stops the service, the tables and the cluster, in that order. The logs and the cluster
+stay in VAR for the next start (delete VAR/floor-pg and VAR/floor-demo to start afresh).
+"""
+
+TABLES = 8
+SUPERVISOR, REGULATOR = "demo-supervisor", "demo-regulator"
+
+
+def register(subparsers: Any) -> None:
+    parser = command(subparsers, "floor-demo",
+                     "the floor demo: private PostgreSQL, 8 emulated tables, floor service", HELP)
+    parser.add_argument("--var", type=Path, default=Path("var"), metavar="DIR",
+                        help="where the cluster and the tables' logs live (default: var)")
+    parser.add_argument("--port", type=int, default=8100, help="the floor service's port")
+    parser.add_argument("--speed", type=float, default=2.0,
+                        help="times a real table's pace (default 2)")
+    parser.add_argument("--tables", type=int, default=TABLES, help="emulated tables (default 8)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dealer_assist.floor.cluster import Cluster, ClusterProblem
+
+    if not 1 <= args.tables <= 99 or args.speed <= 0:
+        raise CommandFailed("--tables is 1 to 99 and --speed positive")
+    var = args.var.resolve()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        cluster = Cluster(var / "floor-pg")
+        if not cluster.initialised:
+            _say(f"creating the floor's PostgreSQL cluster in {cluster.root} (initdb)")
+            cluster.init()
+        if cluster.running():
+            _say("the cluster was left running (or crashed): stopping it first")
+            _quietly(cluster.stop)
+        cluster.start()
+    except ClusterProblem as exc:
+        raise CommandFailed(str(exc)) from None
+    serve: subprocess.Popen[str] | None = None
+    tables: list[_Table] = []
+    try:
+        owner, dsns, passwords = _prepare(cluster, args.tables)
+        folder = var / "floor-demo"
+        folder.mkdir(parents=True, exist_ok=True)
+        tables = [_Table(folder, table, dsn, args.speed, stop) for table, dsn in dsns.items()]
+        key = _signing_key()
+        serve = subprocess.Popen([sys.executable, "-m", "dealer_assist.cli", "floor", "serve",
+                                  "--dsn", owner, "--port", str(args.port)],
+                                 start_new_session=True, stdout=subprocess.PIPE, text=True,
+                                 env={**os.environ, ENV_SIGNING_KEY: str(key.private)})
+        for table in tables:
+            table.start()
+        _wait_until_serving(serve)
+        _say(f"\nfloor demo: {args.tables} tables dealing at {args.speed:g}x, shipping to "
+             f"the central store in {cluster.root}")
+        _say(f"  pit board:       http://127.0.0.1:{args.port}/pit  "
+             f"(log in as {SUPERVISOR}, password {passwords[SUPERVISOR]})")
+        _say(f"  regulator pages: http://127.0.0.1:{args.port}/regulator  "
+             f"(log in as {REGULATOR}, password {passwords[REGULATOR]})")
+        _say(f"  central store:   psql \"host={cluster.root} port={cluster.port} dbname=floor "
+             f"user=postgres\" (password in {cluster.root / 'password'})")
+        _say(f"  floor exports are signed with {key.private}; check one with\n"
+             f"    dealer-assist verify FILE.zip --pubkey {key.public}")
+        _say("  Ctrl-C stops everything.")
+        while not stop.is_set():
+            if serve.poll() is not None:
+                raise CommandFailed(f"the floor service stopped (exit {serve.returncode})")
+            stop.wait(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        _say("stopping the floor demo ...")
+        if serve is not None and serve.poll() is None:
+            serve.send_signal(signal.SIGINT)
+            try:
+                serve.wait(15)
+            except subprocess.TimeoutExpired:
+                serve.kill()
+        for table in tables:
+            table.close()
+        if cluster.running():
+            _quietly(cluster.stop)
+        _say("floor demo stopped")
+    return 0
+
+
+def _signing_key() -> Any:
+    """The floor's key for the demo's exports: $DEALER_ASSIST_SIGNING_KEY's when set, else a
+    demo key made once in the user's cache folder (a key never lives in the repository)."""
+    import platformdirs
+
+    from dealer_assist.export.keys import (
+        PRIVATE_NAME,
+        PUBLIC_NAME,
+        KeyPair,
+        KeyProblem,
+        fingerprint,
+        generate_keys,
+        load_private_key,
+    )
+
+    try:
+        given = os.environ.get(ENV_SIGNING_KEY, "").strip()
+        if given:
+            private = Path(given).expanduser()
+            public = private.with_name(PUBLIC_NAME)
+            return KeyPair(private, public, fingerprint(load_private_key(private).public_key()))
+        folder = Path(platformdirs.user_cache_dir("dealer-assist")) / "floor-demo-key"
+        if (folder / PRIVATE_NAME).exists():
+            private = folder / PRIVATE_NAME
+            return KeyPair(private, folder / PUBLIC_NAME,
+                           fingerprint(load_private_key(private).public_key()))
+        return generate_keys(folder)
+    except KeyProblem as exc:
+        raise CommandFailed(f"the demo's signing key: {exc}") from None
+
+
+def _wait_until_serving(serve: subprocess.Popen[str], timeout: float = 60.0) -> None:
+    """Wait for the service's `floor service: URL` line; pass on whatever else it prints."""
+    ready = threading.Event()
+
+    def relay() -> None:
+        assert serve.stdout is not None
+        for line in serve.stdout:
+            if line.startswith("floor service:"):
+                ready.set()
+            else:
+                _say(line.rstrip("\n"))
+
+    threading.Thread(target=relay, daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while not ready.wait(0.1):
+        if serve.poll() is not None:
+            raise CommandFailed(f"the floor service did not start (exit {serve.returncode})")
+        if time.monotonic() > deadline:
+            raise CommandFailed(f"the floor service did not answer in {timeout:.0f} s")
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def _quietly(action: Any) -> None:
+    from dealer_assist.floor.cluster import ClusterProblem
+
+    try:
+        action()
+    except ClusterProblem as exc:
+        _say(f"  ({exc})")
+
+
+def _prepare(cluster: Any, count: int) -> tuple[str, dict[str, str], dict[str, str]]:
+    """The store migrated, the tables' roles and the demo accounts with fresh passwords:
+    (owner's DSN, {table: its role's DSN}, {account: password})."""
+    import psycopg
+    from argon2 import PasswordHasher
+    from psycopg import sql
+
+    from dealer_assist.floor.migrations import migrate
+    from dealer_assist.floor.roles import add_table, role_of
+    from dealer_assist.floor.users import add_user
+
+    with psycopg.connect(cluster.dsn(), autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = 'floor'").fetchone():
+            conn.execute("CREATE DATABASE floor")
+    owner = cluster.dsn(dbname="floor")
+    dsns, passwords = {}, {}
+    with psycopg.connect(owner) as conn:
+        ran = migrate(conn)
+        _say(f"central store: migrations {ran or 'up to date'}")
+        known = {row[0] for row in conn.execute("SELECT table_id FROM floor_tables")}
+        conn.commit()
+        for n in range(1, count + 1):
+            table = f"T{n}"
+            if table in known:  # a new password at each start: the old one was never kept
+                password = secrets.token_urlsafe(18)
+                conn.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(
+                    sql.Identifier(role_of(table)), sql.Literal(password)))
+                conn.commit()
+            else:
+                password = add_table(conn, table)[1]
+            dsns[table] = cluster.dsn(role_of(table), password, "floor")
+        hasher = PasswordHasher()
+        for name, role in ((SUPERVISOR, "supervisor"), (REGULATOR, "regulator")):
+            password = secrets.token_urlsafe(9)
+            conn.execute("DELETE FROM floor_users WHERE name = %s", (name,))
+            conn.commit()
+            add_user(conn, name, role, password, hasher=hasher)
+            conn.commit()
+            passwords[name] = password
+    return owner, dsns, passwords
+
+
+class _Table:
+    """One emulated table: a live table on its own log, dealing in a thread, and its shipper."""
+
+    def __init__(self, folder: Path, table: str, dsn: str, speed: float,
+                 stop: threading.Event) -> None:
+        from dealer_assist.config import load_paytables
+        from dealer_assist.domain.house import HouseRules
+        from dealer_assist.floor.shipper import Shipper
+        from dealer_assist.services.live_table import LiveTable
+        from dealer_assist.store.sqlite_log import SqliteEventLog
+
+        self.table, self.speed, self.stop = table, speed, stop
+        self.log = SqliteEventLog(folder / f"{table}.events.db")
+        self.live = LiveTable(self.log, table_id=table, house=HouseRules(),
+                              paytables=load_paytables())
+        self.shipper = Shipper(str(self.log.path), table, dsn, idle=0.25, backoff=(0.5, 5.0),
+                               decide=self.live.decide)
+        self.thread = threading.Thread(target=self._deal, name=f"deal-{table}", daemon=True)
+
+    def start(self) -> None:
+        self.live.link_changed("shoe", "up", "the built-in shoe emulator")
+        if self.table == "T8":  # one table with a health problem, for the pit board to show
+            self.live.link_changed("camera", "down", "demo: the overhead camera is unplugged")
+        else:
+            self.live.link_changed("camera", "up", "demo: an emulated camera")
+        self.shipper.start()
+        self.thread.start()
+
+    def _deal(self) -> None:
+        from dealer_assist.devices.shoe import step_times
+        from dealer_assist.domain.events import trace_time
+        from dealer_assist.services.shoe_deal import MISTAKES, deal_shoe_detailed
+
+        rng = random.Random(f"{self.table}-{time.time()}")
+        shoe = 0
+        while not self.stop.is_set():
+            shoe += 1
+            mistakes = [rng.choice(MISTAKES)] if rng.random() < 0.8 else []
+            try:
+                dealt = deal_shoe_detailed(rng, shoe_id=f"{self.table}-{os.getpid()}-{shoe}",
+                                           mistakes=mistakes)
+            except ValueError:
+                continue
+            before = 0.0
+            for event, (at, reveal) in zip(dealt.events, step_times(dealt), strict=True):
+                if self.stop.wait((at - before) / self.speed):
+                    return
+                before = reveal if reveal is not None else at
+                try:
+                    self.live.observe({**event, "ts": trace_time(datetime.now(UTC))})
+                except Exception as exc:  # the demo goes on; the table says why
+                    _say(f"table {self.table}: {exc}")
+
+    def close(self) -> None:
+        self.thread.join(5)
+        self.shipper.stop()
+        self.live.close()
+        self.log.close()

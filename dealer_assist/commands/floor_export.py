@@ -1,0 +1,128 @@
+"""`dealer-assist floor export`: a signed floor export of chosen tables over a time range.
+
+`register_floor_export(floor_subparsers)` adds the action to `dealer-assist floor`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from dealer_assist.commands import CommandFailed, command
+
+ENV_DSN = "DEALER_ASSIST_FLOOR_DSN"
+
+HELP = """\
+Export chosen tables of the floor from FROM to TO, read from the central store, as one zip
+signed with the floor's Ed25519 key, that a regulator checks offline with
+`dealer-assist verify FILE.zip --pubkey FLOOR.pub.pem`:
+
+  tables/<TABLE>.zip  each table's export in the table's own format (events with seq,
+                      prev_hash and hash; games, flags and decisions as CSV; its manifest
+                      with its chain heads at both ends), signed by the floor's key
+  manifest.json       every table's file with its SHA-256, its range, its chain heads and
+                      the central head (the anchor) when the export was written
+  manifest.sig        the Ed25519 signature of manifest.json
+
+Each table's range is widened to whole shoes, as a table's own export is. Times are ISO 8601
+(2026-11-29, 2026-11-29T06:00Z); FROM is included, TO is not: --from 2026-11-29 --to
+2026-11-30 is that one day. Without --config, days start at midnight UTC and a time without an
+offset is UTC; with --config (a table's), they are that site's gaming days and local times. A table with no event in the range is
+named in the manifest and holds no file. All tables are read in one snapshot of the store.
+The private key comes from --signing-key or $DEALER_ASSIST_SIGNING_KEY.
+The central store keeps no signed checkpoints of the tables: each table's chain is anchored
+by the central head and the floor's signature (docs/export-format.md, "Floor exports").
+Exit status 0 written, 2 nothing written.
+"""
+
+
+def register(subparsers: Any) -> None:
+    """No command of its own: `dealer-assist floor` adds this one as its action `export`
+    (`register_floor_export`)."""
+
+
+def register_floor_export(floor_subparsers: Any) -> argparse.ArgumentParser:
+    """Add `export` to the actions of `dealer-assist floor`."""
+    parser = command(floor_subparsers, "export",
+                     "a signed export of chosen tables over a time range", HELP)
+    parser.add_argument("--tables", required=True, metavar="T1,T2",
+                        help="the tables, by id, separated by commas (or 'all')")
+    parser.add_argument("--from", dest="start", required=True, metavar="FROM",
+                        help="start of the time range (included)")
+    parser.add_argument("--to", dest="end", required=True, metavar="TO",
+                        help="end of the time range (excluded)")
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="a table's configuration: read days and times on its site's clock "
+                             "(time zone, gaming-day start) instead of UTC")
+    parser.add_argument("--out", required=True, type=Path, metavar="FILE.zip",
+                        help="the zip to write (must not exist)")
+    parser.add_argument("--dsn", default=os.environ.get(ENV_DSN),
+                        help=f"libpq connection string of a role that reads every table "
+                             f"(default: ${ENV_DSN})")
+    parser.add_argument("--signing-key", metavar="FILE",
+                        help="the floor's private key (default: $DEALER_ASSIST_SIGNING_KEY)")
+    parser.add_argument("--paytable", type=Path, metavar="FILE",
+                        help="pay tables TOML the games are settled with (default: the shipped)")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    import psycopg
+
+    from dealer_assist.config import ConfigError, load_paytables, load_table_config
+    from dealer_assist.export.keys import KeyProblem, load_private_key, signing_key_path
+    from dealer_assist.export.source import NothingToExport, parse_when
+    from dealer_assist.export.writer import LogTampered
+    from dealer_assist.floor.export import known_tables, write_floor_export
+
+    if not args.dsn:
+        raise CommandFailed(f"name the central store with --dsn or ${ENV_DSN}")
+    try:
+        site = load_table_config(args.config).gaming_day if args.config else None
+        start, end = parse_when(args.start, site), parse_when(args.end, site)
+        key = load_private_key(signing_key_path(args.signing_key))
+        paytables = load_paytables(args.paytable)
+    except (ValueError, KeyProblem, ConfigError, FileNotFoundError) as exc:
+        raise CommandFailed(str(exc)) from None
+    if args.out.exists():
+        raise CommandFailed(f"{args.out} exists: refusing to overwrite an export")
+    try:
+        conn = psycopg.connect(args.dsn, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise CommandFailed(f"cannot connect to the central store: {exc}".strip()) from None
+    bar = tqdm(unit="event", desc="floor export", file=sys.stderr,
+               disable=not sys.stderr.isatty(), unit_scale=True)
+    with conn:
+        try:
+            tables = [t.strip() for t in args.tables.split(",") if t.strip()]
+            if tables == ["all"]:
+                tables = known_tables(conn)
+            written = write_floor_export(conn, tables, start, end, out=args.out, key=key,
+                                         paytables=paytables, progress=bar.update)
+        except (ValueError, NothingToExport) as exc:
+            raise CommandFailed(str(exc)) from None
+        except LogTampered as exc:
+            raise CommandFailed(f"refusing to sign: {exc}") from None
+        except psycopg.Error as exc:
+            raise CommandFailed(f"the central store: {exc}".strip()) from None
+        except OSError as exc:
+            raise CommandFailed(f"cannot write {args.out}: {exc}") from None
+        finally:
+            bar.close()
+    m = written.manifest
+    print(f"wrote {written.path}: {len(m['tables'])} table(s), {m['requested']['from']} to "
+          f"{m['requested']['to']}, signed by {m['signing_key']['fingerprint']}")
+    for t in m["tables"]:
+        end_head = t["chain"]["end"]
+        print(f"  {t['table']}: seq {t['range']['first_seq']}..{t['range']['last_seq']}, "
+              f"{t['counts']['games']} games, {t['counts']['flags']} flags; chain head seq "
+              f"{end_head['seq']} hash {end_head['hash']}")
+    if m["tables_without_events"]:
+        print(f"  no events in the range: {', '.join(m['tables_without_events'])}")
+    return 0

@@ -1,0 +1,239 @@
+"""Floor exports: a chosen set of tables and a time range from the central store, one signed zip.
+
+The zip holds, per table with events in the range, that table's export in the table's own
+format (docs/export-format.md: events.jsonl with seq, prev_hash and hash, games.csv,
+decisions.csv, flags.csv, manifest.json and manifest.sig), written by the same writer from the
+central copy of the table's log and signed with the floor's key, as `tables/<TABLE>.zip`; and
+a floor manifest.json listing every table's file with its SHA-256, the table's chain heads at
+both ends of its range and the central head (the anchor) when the export was written, signed
+by the floor's Ed25519 key in manifest.sig. `dealer-assist verify` checks it offline.
+
+The central store reads through `PgLogSource`, the export's `LogSource` port on the `events`
+table; each table's range is widened to whole shoes exactly as a table's own export is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from dealer_assist.domain.paytable import PayTable
+from dealer_assist.export import manifest as mf
+from dealer_assist.export.keys import fingerprint
+from dealer_assist.export.source import (
+    ExportRange,
+    NothingToExport,
+    Point,
+    Record,
+    plan_range,
+    stamp,
+)
+from dealer_assist.export.writer import write_export
+from dealer_assist.store.chain import GENESIS
+
+FORMAT = "dealer-assist-floor-export/1"
+TABLES_DIR = "tables/"
+_CHUNK = 1 << 20
+
+#: What the floor export checks for each table, and what it cannot (the manifest says so too).
+NOT_CHECKED = ("the table's own signed checkpoints: the central store does not carry them, so "
+               "each table's chain is anchored by the central head and the floor's signature "
+               "only")
+
+Progress = Callable[[int], None]
+_cursors = itertools.count(1)
+
+
+class PgLogSource:
+    """One table's central copy, read-only, as the export's `LogSource` (export/source.py)."""
+
+    def __init__(self, conn: psycopg.Connection, table: str) -> None:
+        self.conn, self.table = conn, table
+
+    def _one(self, sql: str, *params: object) -> Any:
+        return self.conn.execute(sql, (self.table, *params)).fetchone()
+
+    def head(self) -> tuple[int, str]:
+        row = self._one("SELECT seq, hash FROM events WHERE table_id = %s "
+                        "ORDER BY seq DESC LIMIT 1")
+        return (row[0], row[1]) if row else (0, GENESIS)
+
+    def hash_at(self, seq: int) -> str | None:
+        if seq == 0:
+            return GENESIS
+        row = self._one("SELECT hash FROM events WHERE table_id = %s AND seq = %s", seq)
+        return row[0] if row else None
+
+    def span(self, start: str, end: str) -> tuple[int, int] | None:
+        row = self._one("SELECT MIN(seq), MAX(seq) FROM events WHERE table_id = %s "
+                        "AND ts >= %s AND ts < %s", start, end)
+        return None if row is None or row[0] is None else (row[0], row[1])
+
+    def shoe_start_at_or_before(self, seq: int) -> int | None:
+        row = self._one("SELECT seq FROM events WHERE table_id = %s AND seq <= %s "
+                        "AND type = 'new_shoe' ORDER BY seq DESC LIMIT 1", seq)
+        return row[0] if row else None
+
+    def next_shoe_start_after(self, seq: int) -> int | None:
+        row = self._one("SELECT seq FROM events WHERE table_id = %s AND seq > %s "
+                        "AND type = 'new_shoe' ORDER BY seq LIMIT 1", seq)
+        return row[0] if row else None
+
+    def shoe_starts(self, start: str, end: str) -> list[tuple[int, str]]:
+        rows = self.conn.execute(
+            "SELECT seq, ts FROM events WHERE table_id = %s AND ts >= %s AND ts < %s "
+            "AND type = 'new_shoe' ORDER BY seq", (self.table, start, end)).fetchall()
+        return [(seq, ts) for seq, ts in rows]
+
+    def records(self, first: int, last: int,
+                containing: tuple[str, ...] = ()) -> Iterator[Record]:
+        sql = ("SELECT seq, body, prev_hash, hash FROM events WHERE table_id = %s "
+               "AND seq BETWEEN %s AND %s")
+        params: list[object] = [self.table, first, last]
+        if containing:
+            sql += " AND (" + " OR ".join("strpos(body, %s) > 0" for _ in containing) + ")"
+            params.extend(containing)
+        with self.conn.cursor(name=f"floor_export_{next(_cursors)}") as cur:
+            cur.itersize = 2048
+            cur.execute(sql + " ORDER BY seq", params)
+            for seq, body, prev_hash, digest in cur:
+                yield Record(seq, body, prev_hash, digest)
+
+    def checkpoints(self, first: int, last: int) -> list[Point]:
+        return []  # the central store keeps no checkpoints (NOT_CHECKED)
+
+
+@dataclass(frozen=True)
+class FloorWritten:
+    path: Path
+    manifest: dict[str, Any]
+
+
+def known_tables(conn: psycopg.Connection) -> list[str]:
+    """The tables registered in the central store, by id."""
+    rows = conn.execute("SELECT table_id FROM floor_tables ORDER BY table_id").fetchall()
+    conn.commit()
+    return [row[0] for row in rows]
+
+
+def write_floor_export(conn: psycopg.Connection, tables: Sequence[str], start: datetime,
+                       end: datetime, *, out: Path, key: Ed25519PrivateKey,
+                       paytables: dict[str, PayTable], progress: Progress | None = None,
+                       now: datetime | None = None) -> FloorWritten:
+    """Write the floor export of `tables` over [start, end) to `out` (must not exist).
+
+    Raises ValueError naming an unknown table or an empty range, NothingToExport when no
+    chosen table has an event in the range, and export.writer.LogTampered when a table's
+    central copy does not chain (nothing is written then)."""
+    out = Path(out)
+    if out.exists():
+        raise FileExistsError(f"{out} exists: refusing to overwrite an export")
+    if end <= start:
+        raise ValueError(f"the time range is empty: {stamp(start)} is not before {stamp(end)}")
+    chosen = list(dict.fromkeys(tables))
+    if not chosen:
+        raise ValueError("choose at least one table")
+    unknown = sorted(set(chosen) - set(known_tables(conn)))
+    if unknown:
+        raise ValueError(f"the central store has no table {', '.join(unknown)}")
+    created = (now or datetime.now(UTC)).astimezone(UTC)
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        with conn.transaction(), tempfile.TemporaryDirectory(prefix=".floor-export-",
+                                                              dir=out.parent) as folder:
+            # One snapshot for every table: the export is the floor as it was at one moment.
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            manifest = _write(conn, chosen, start, end, partial, Path(folder), key, paytables,
+                              progress, created)
+        os.replace(partial, out)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return FloorWritten(out, manifest)
+
+
+def _write(conn: psycopg.Connection, tables: list[str], start: datetime, end: datetime,
+           partial: Path, folder: Path, key: Ed25519PrivateKey,
+           paytables: dict[str, PayTable], progress: Progress | None,
+           created: datetime) -> dict[str, Any]:
+    entries: list[dict[str, Any]] = []
+    empty: list[str] = []
+    files: dict[str, dict[str, Any]] = {}
+    stamp_at = created.timetuple()[:6]
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_STORED) as zf:
+        for table in tables:
+            source = PgLogSource(conn, table)
+            try:
+                span = plan_range(source, start, end)
+            except NothingToExport:
+                empty.append(table)
+                continue
+            inner = folder / f"{table}.zip"
+            written = write_export(source, span, table=table, out=inner, key=key,
+                                   paytables=paytables, progress=progress, now=created)
+            name = f"{TABLES_DIR}{table}.zip"
+            files[name] = _copy_in(zf, inner, name, stamp_at)
+            inner.unlink()
+            entries.append(_entry(conn, table, name, span, written.manifest))
+        if not entries:
+            raise NothingToExport(f"no chosen table has an event from {stamp(start)} to "
+                                  f"{stamp(end)}")
+        manifest = {
+            "format": FORMAT,
+            "software": mf.software(),
+            "created_utc": stamp(created),
+            "requested": {"from": stamp(start), "to": stamp(end)},
+            "tables": entries,
+            "tables_without_events": empty,
+            "files": files,
+            "signing_key": {"algorithm": "Ed25519", "fingerprint": fingerprint(key.public_key())},
+            "not_checked": [NOT_CHECKED],
+        }
+        data = mf.manifest_bytes(manifest)
+        zf.writestr(_info(mf.MANIFEST, stamp_at), data)
+        zf.writestr(_info(mf.SIGNATURE, stamp_at), key.sign(data))
+    return manifest
+
+
+def _entry(conn: psycopg.Connection, table: str, name: str, span: ExportRange,
+           inner: dict[str, Any]) -> dict[str, Any]:
+    row = conn.execute("SELECT seq, hash, at FROM table_heads WHERE table_id = %s",
+                       (table,)).fetchone()
+    anchor = {"seq": row[0], "hash": row[1], "at": stamp(row[2])} if row else None
+    return {
+        "table": table,
+        "file": name,
+        "range": inner["range"],
+        "chain": {"start": inner["chain"]["start"], "end": inner["chain"]["end"]},
+        "central_head": anchor,
+        "counts": inner["counts"],
+    }
+
+
+def _copy_in(zf: zipfile.ZipFile, path: Path, name: str,
+             stamp_at: tuple[int, ...]) -> dict[str, Any]:
+    sha, size = hashlib.sha256(), 0
+    with open(path, "rb") as src, zf.open(_info(name, stamp_at), "w", force_zip64=True) as dst:
+        while chunk := src.read(_CHUNK):
+            sha.update(chunk)
+            size += len(chunk)
+            dst.write(chunk)
+    return {"sha256": sha.hexdigest(), "bytes": size}
+
+
+def _info(name: str, date_time: tuple[int, ...]) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=date_time)  # type: ignore[arg-type]
+    info.compress_type = zipfile.ZIP_STORED  # the tables' zips are compressed already
+    info.external_attr = 0o644 << 16
+    return info

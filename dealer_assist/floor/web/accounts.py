@@ -1,0 +1,48 @@
+"""`web.auth.Accounts` over the floor's users (`floor_users`), behind the login throttle.
+
+The same answer for every refusal at the screen (dealer_assist.login.REFUSED); the operator's
+log (`dealer_assist.login`) says which it was, with the name and the client's address.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from argon2 import PasswordHasher
+from psycopg_pool import ConnectionPool
+
+from dealer_assist.floor.users import check_login
+from dealer_assist.login import REFUSED
+from dealer_assist.services.login_throttle import LoginThrottle
+from dealer_assist.web.auth import Account, LoginFailed
+
+_log = logging.getLogger("dealer_assist.login")
+
+
+class FloorAccounts:
+    """The floor service's logins; one password check at a time."""
+
+    def __init__(self, pool: ConnectionPool, throttle: LoginThrottle | None = None,
+                 hasher: PasswordHasher | None = None) -> None:
+        self._pool = pool
+        self._throttle = throttle or LoginThrottle()
+        self._hasher = hasher or PasswordHasher()
+        self._dummy = self._hasher.hash("not anybody's password")
+        self._lock = threading.Lock()
+
+    def login(self, name: str, password: str, client: str = "unknown") -> Account:
+        wait = self._throttle.wait(client, name)
+        if wait > 0:
+            _log.warning("floor login throttled: name=%r client=%s wait=%.1fs", name, client,
+                         wait)
+            raise LoginFailed(REFUSED)
+        with self._lock, self._pool.connection() as conn:
+            role, reason = check_login(conn, name, password, self._hasher, self._dummy)
+        if role is None:
+            self._throttle.failed(client, name)
+            _log.warning("floor login failed: name=%r client=%s reason=%s", name, client, reason)
+            raise LoginFailed(REFUSED)
+        self._throttle.succeeded(client, name)
+        _log.info("floor login: name=%r role=%s client=%s", name, role, client)
+        return Account(name, role)

@@ -1,0 +1,153 @@
+"""The floor service's web application: `create_floor_app(dsn, ...)`.
+
+No import-time state: the app owns a psycopg connection pool on the central store (opened
+when the server starts, closed when it stops) and one LISTEN connection (listen.py) that feeds
+every open pit screen. Routes and who may use them:
+
+    /login (GET, POST), /          public   the login form; / sends each role to its home
+    /logout (POST)                 any user
+    /pit...  (pit.py)              supervisor, surveillance; POST /pit/decide supervisor only
+    /regulator...                  regulator (floor/regulator.py, when present)
+    /static/*, /floor-static/*     public   styles and the pit's script
+    /healthz                       public   the server answers (systemd's watchdog)
+
+The table's auth model (web/auth.py): server-side sessions, an HttpOnly SameSite=Strict
+cookie, CSRF tokens on every form, a state-changing request from another site's page
+(`Origin`) refused with 403. A central store that does not answer gives 503 with a page that
+says so, never a traceback; everything else unknown answers 404.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+
+import psycopg
+from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from dealer_assist.config.paytables import load_paytables
+from dealer_assist.domain.paytable import PayTable
+from dealer_assist.floor.web import login, pages, pit
+from dealer_assist.floor.web.accounts import FloorAccounts
+from dealer_assist.floor.web.listen import Listener
+from dealer_assist.web.app import CSP, WebSettings
+from dealer_assist.web.auth import (
+    Accounts,
+    Forbidden,
+    LoginRequired,
+    Sessions,
+    cross_site,
+    current_session,
+    login_url,
+    require,
+)
+from dealer_assist.web.display import STATIC as TABLE_STATIC
+from dealer_assist.web.stream import Hub
+
+_log = logging.getLogger(__name__)
+
+
+def _regulator_router(pool: ConnectionPool) -> APIRouter | None:
+    """The floor's regulator pages (helper module `floor.regulator`), when it is installed."""
+    try:
+        module = importlib.import_module("dealer_assist.floor.regulator")
+    except ModuleNotFoundError as e:
+        if e.name != "dealer_assist.floor.regulator":
+            raise
+        return None
+    router: APIRouter = module.floor_regulator_router(pool, require("regulator", page=True))
+    return router
+
+
+def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
+                     accounts: Accounts | None = None,
+                     paytables: dict[str, PayTable] | None = None,
+                     routers: Sequence[APIRouter] = (), pool_size: int = 8) -> FastAPI:
+    """The floor service over the central store at `dsn` (the floor service's role, or the
+    store's owner). `accounts`: the logins (default: `floor_users` in the store)."""
+    settings = settings or WebSettings()
+    # each connection is checked as it is handed out: after the store restarted, a page gets
+    # a fresh connection rather than a 503 from a dead one
+    pool = ConnectionPool(dsn, min_size=1, max_size=pool_size, open=False, timeout=5.0,
+                          kwargs={"connect_timeout": 5}, name="floor",
+                          check=ConnectionPool.check_connection)
+    hub = Hub()
+    listener = Listener(dsn, hub)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        pool.open(wait=False)
+        hub.attach(asyncio.get_running_loop())
+        listener.start()
+        try:
+            yield
+        finally:
+            hub.close()
+            listener.stop()
+            pool.close()
+
+    app = FastAPI(title="dealer-assist floor", lifespan=lifespan, docs_url=None,
+                  redoc_url=None, openapi_url=None)
+    app.state.pool = pool
+    app.state.hub = hub
+    app.state.listener = listener
+    app.state.settings = settings
+    app.state.accounts = accounts or FloorAccounts(pool)
+    app.state.sessions = Sessions(settings.session_minutes * 60.0)
+    app.state.paytables = paytables or load_paytables()
+    app.mount("/static", StaticFiles(directory=TABLE_STATIC), name="static")
+    app.mount("/floor-static", StaticFiles(directory=pages.STATIC), name="floor-static")
+    app.include_router(login.router)
+    app.include_router(pit.router)
+    regulator = _regulator_router(pool)
+    if regulator is not None:
+        app.include_router(regulator)
+    for router in routers:
+        app.include_router(router)
+
+    @app.get("/healthz")
+    def healthz() -> JSONResponse:
+        """The watchdog's check: the server answers; says whether the listener listens."""
+        return JSONResponse({"status": "ok", "listening": listener.listening.is_set()})
+
+    @app.exception_handler(LoginRequired)
+    async def login_required(request: Request, exc: LoginRequired) -> Response:
+        if exc.page:
+            return RedirectResponse(login_url(exc.next_path), status_code=303)
+        return JSONResponse({"detail": "log in first"}, status_code=401)
+
+    @app.exception_handler(Forbidden)
+    async def forbidden(request: Request, exc: Forbidden) -> Response:
+        return pages.message(request, "Not allowed", str(exc), current_session(request), 403)
+
+    async def unreachable(request: Request, exc: Exception) -> Response:
+        _log.warning("central store unreachable for %s: %s", request.url.path, exc)
+        return pages.message(request, "Central store unreachable",
+                             "The floor's central store does not answer just now; the tables "
+                             "keep dealing and will catch up. Try again in a moment.",
+                             current_session(request), 503)
+
+    app.add_exception_handler(PoolTimeout, unreachable)
+    app.add_exception_handler(psycopg.OperationalError, unreachable)
+
+    @app.middleware("http")
+    async def headers(request: Request,
+                      call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        refusal = cross_site(request)
+        response = await call_next(request) if refusal is None else pages.message(
+            request, "Not allowed", refusal, status=403)
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "same-origin"
+        if not request.url.path.startswith(("/static/", "/floor-static/")):
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    return app

@@ -1,0 +1,131 @@
+"""What the pit's pages show, read from the central store's read models (never a log re-fold,
+except the one shoe a review page replays to show a game as the table's console does).
+
+- `tables`: every registered table with its status, link health, shipping lag (the last
+  stored event's arrival minus its event time), last event age, open floor requests;
+- `alarms`: the integrity alarms, newest first;
+- `queue`: the games across tables with a review or void flag and no decision, most severe
+  first (void before review), then oldest first;
+- `review`: one game as the table's console shows it (services.public_view.review_item).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+
+from dealer_assist.domain.events import TraceError, parse_event
+from dealer_assist.domain.paytable import PayTable
+from dealer_assist.domain.table import TableMachine
+from dealer_assist.services.public_view import find_game, review_item
+
+#: How long without an event before a table's row says it is quiet.
+QUIET_S = 120.0
+
+
+def _age(ts: str | None, now: datetime) -> float | None:
+    if not ts:
+        return None
+    try:
+        moment = datetime.fromisoformat(ts)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return max((now - moment).total_seconds(), 0.0)
+
+
+def tables(conn: psycopg.Connection, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Every table of the floor with what the pit board shows of it."""
+    now = now or datetime.now(UTC)
+    rows = conn.execute(
+        "SELECT t.table_id, s.variant, s.shoe_id, s.game, s.last_result, "
+        "COALESCE(s.open_flags, 0), s.shoe_link, s.camera_link, s.last_seq, s.last_ts, "
+        "s.received_at, (SELECT count(*) FROM decision_requests r WHERE r.table_id = t.table_id "
+        "AND r.status = 'waiting'), (SELECT count(*) FROM integrity_alarms a "
+        "WHERE a.table_id = t.table_id) FROM floor_tables t "
+        "LEFT JOIN table_status s ON s.table_id = t.table_id ORDER BY t.table_id").fetchall()
+    out = []
+    for (table, variant, shoe, game, result, flags, shoe_link, camera_link, seq, ts,
+         received, waiting, alarms) in rows:
+        age = _age(ts, now)
+        arrived = _age(ts, received) if received is not None else None
+        out.append({
+            "table": table, "variant": variant, "shoe_id": shoe, "game": game,
+            "last_result": result, "open_flags": flags, "shoe_link": shoe_link or "unknown",
+            "camera_link": camera_link or "unknown", "seq": seq or 0, "last_ts": ts,
+            "last_event_age_s": None if age is None else round(age, 1),
+            "shipping_lag_s": None if arrived is None else round(arrived, 1),
+            "quiet": age is None or age > QUIET_S, "waiting_requests": waiting,
+            "alarms": alarms,
+        })
+    return out
+
+
+def alarms(conn: psycopg.Connection, limit: int = 20) -> list[dict[str, Any]]:
+    rows = conn.execute("SELECT id, table_id, seq, found, at FROM integrity_alarms "
+                        "ORDER BY id DESC LIMIT %s", (limit,)).fetchall()
+    return [{"id": i, "table": t, "seq": s, "found": f, "at": a.isoformat(timespec="seconds")}
+            for i, t, s, f, a in rows]
+
+
+_RANK = "CASE f.severity WHEN 'void' THEN 2 WHEN 'review' THEN 1 ELSE 0 END"
+
+
+def queue(conn: psycopg.Connection, limit: int = 500) -> list[dict[str, Any]]:
+    """Games waiting for a decision across tables: most severe, then oldest, first; each with
+    the floor request on its way to the table, if any."""
+    rows = conn.execute(
+        f"SELECT f.table_id, f.shoe_id, f.game, max({_RANK}) AS rank, min(e.ts) AS first_ts, "
+        "array_agg(f.code ORDER BY f.seq), array_agg(f.severity ORDER BY f.seq), "
+        "(SELECT r.status FROM decision_requests r WHERE r.table_id = f.table_id AND "
+        "r.shoe_id = f.shoe_id AND r.game = f.game ORDER BY r.id DESC LIMIT 1) "
+        "FROM flags f JOIN events e ON e.table_id = f.table_id AND e.seq = f.seq "
+        "WHERE f.decided_seq IS NULL AND f.severity IN ('review', 'void') "
+        "AND f.game IS NOT NULL AND f.shoe_id IS NOT NULL "
+        "GROUP BY f.table_id, f.shoe_id, f.game "
+        "ORDER BY rank DESC, first_ts, f.table_id, f.game LIMIT %s", (limit,)).fetchall()
+    return [{"table": t, "shoe_id": s, "game": g,
+             "severity": "void" if rank == 2 else "review", "since": ts,
+             "codes": list(dict.fromkeys(codes)), "request": request}
+            for t, s, g, rank, ts, codes, _severities, request in rows]
+
+
+def review(conn: psycopg.Connection, table: str, shoe_id: str, game: int,
+           paytables: dict[str, PayTable]) -> dict[str, Any] | None:
+    """The game as the table's console shows it, from the central copy of its shoe; None
+    when the central store has no such game."""
+    row = conn.execute("SELECT started_seq, ended_seq FROM shoes WHERE table_id = %s AND "
+                       "shoe_id = %s ORDER BY started_seq DESC LIMIT 1",
+                       (table, shoe_id)).fetchone()
+    if row is None:
+        return None
+    start, end = row
+    bodies = conn.execute("SELECT body FROM events WHERE table_id = %s AND seq >= %s AND "
+                          "seq <= %s ORDER BY seq",
+                          (table, start, end if end is not None else 2**62)).fetchall()
+    machine = TableMachine(record=False)
+    for (body,) in bodies:
+        try:
+            machine.apply(parse_event(json.loads(body)))
+        except (TraceError, ValueError):
+            continue
+    found = find_game(machine, shoe_id, game)
+    if found is None:
+        return None
+    shoe, g = found
+    paytable = paytables.get(shoe.house.variant)
+    if paytable is None:
+        return None
+    return {**review_item(shoe, g, paytable), "table": table}
+
+
+def decisions(conn: psycopg.Connection, table: str, shoe_id: str,
+              game: int) -> list[dict[str, Any]]:
+    rows = conn.execute("SELECT seq, ts, action, by, reason FROM decisions WHERE table_id = %s "
+                        "AND shoe_id = %s AND game = %s ORDER BY seq",
+                        (table, shoe_id, game)).fetchall()
+    return [{"seq": s, "ts": ts, "action": a, "by": b, "reason": r} for s, ts, a, b, r in rows]

@@ -1,0 +1,92 @@
+"""The floor service's login and logout: the table's auth model (web/auth.py) with the floor's
+homes per role. A login form carries a double-submit CSRF token; a session cookie is HttpOnly,
+SameSite=Strict (Secure behind HTTPS)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from dealer_assist.floor.web import pages
+from dealer_assist.web.auth import (
+    LOGIN_COOKIE,
+    SESSION_COOKIE,
+    LoginFailed,
+    Session,
+    check_csrf,
+    current_session,
+    require,
+    safe_next,
+)
+
+#: Where each role lands after logging in.
+HOME = {"supervisor": "/pit", "surveillance": "/pit", "regulator": "/regulator"}
+ROLES = tuple(HOME)
+
+router = APIRouter()
+AnyUser = Annotated[Session, Depends(require(*ROLES))]
+
+
+def _next(next_path: str, role: str) -> str:
+    """A local path only (never another site), else the role's home."""
+    chosen = safe_next(next_path, "")
+    return HOME.get(role, "/login") if chosen == "/" else chosen
+
+
+def _secure(request: Request) -> bool:
+    return bool(request.app.state.settings.secure_cookies)
+
+
+def _form(request: Request, next_path: str, error: str | None = None, name: str = "",
+          status: int = 200) -> HTMLResponse:
+    token = secrets.token_urlsafe(24)
+    response = pages.render(request, "login.html", status=status, token=token,
+                            next_path=next_path[:500], error=error, name=name[:64])
+    response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict",
+                        secure=_secure(request), path="/login", max_age=3600)
+    return response
+
+
+@router.get("/")
+def home(request: Request) -> Response:
+    session = current_session(request)
+    return RedirectResponse(HOME.get(session.account.role, "/login") if session else "/login",
+                            status_code=303)
+
+
+@router.get("/login")
+def login_form(request: Request, next: str = "") -> Response:
+    session = current_session(request)
+    if session is not None:
+        return RedirectResponse(_next(next, session.account.role), status_code=303)
+    return _form(request, next)
+
+
+@router.post("/login")
+def login(request: Request, name: str = Form(""), password: str = Form(""),
+          csrf: str = Form(""), next: str = Form("")) -> Response:
+    check_csrf(request.cookies.get(LOGIN_COOKIE), csrf)
+    try:
+        client = request.client.host if request.client else "unknown"
+        account = request.app.state.accounts.login(name.strip(), password, client)
+    except LoginFailed as e:
+        return _form(request, next, str(e), name, status=401)
+    session = request.app.state.sessions.create(account)
+    response = RedirectResponse(_next(next, account.role), status_code=303)
+    response.set_cookie(SESSION_COOKIE, session.token, httponly=True, samesite="strict",
+                        secure=_secure(request), path="/",
+                        max_age=int(request.app.state.sessions.ttl_s))
+    response.delete_cookie(LOGIN_COOKIE, path="/login")
+    return response
+
+
+@router.post("/logout")
+def logout(request: Request, session: AnyUser, csrf: str = Form("")) -> Response:
+    check_csrf(session.csrf, csrf)
+    request.app.state.sessions.drop(session.token)
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response

@@ -1,0 +1,217 @@
+"""The card art training draws on: faces with their corner indices found, backs, surfaces.
+
+`Artwork.load` renders (or reads from the card cache) every Debian SVG design it is given,
+finds each face's corner indices from its ink (`learn.indices`), and keeps each face as a
+small picture pyramid; with `variants`, a design is also printed with jumbo indices and some
+in four colours, as casinos' decks are. `enrol` adds a house deck from pictures of its faces.
+The project's own drawn design (`synth/drawn.py`) joins when that module is there.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+from tqdm import tqdm
+
+from hardware.camera.learn.indices import IndexBox, design_indices, find_indices
+from hardware.camera.learn.textures import TextureBank
+from hardware.camera.synth.decks import (
+    DESIGNS,
+    HELD_OUT,
+    default_cache,
+    four_colour,
+    large_index,
+    load_faces,
+)
+from hardware.cards import CODES_BY_SUIT
+
+DRAWN = "drawn"
+# designs left out: not card-shaped (svg-future), or printing the rank and the suit in
+# different corners, so that no corner holds an index (svg-oxygen, svg-oxygen-white)
+NOT_STANDARD = ("svg-future", "svg-oxygen", "svg-oxygen-white")
+# designs also printed in four colours (diamonds blue, clubs green), as some casinos use
+FOUR_COLOUR = ("anglo_modern", "paris", "svg-standard", "orell", "svg-jolly-royal")
+ART_HEIGHT = 360  # face height of the largest picture kept per face
+LEVELS = 4  # pictures per face, each half the height of the one before
+
+
+@dataclass
+class Face:
+    levels: list[np.ndarray]  # BGRA portrait pictures, largest first
+    indices: list[IndexBox]
+
+    @property
+    def aspect(self) -> float:
+        return self.levels[0].shape[0] / self.levels[0].shape[1]
+
+
+@dataclass
+class Artwork:
+    """The faces (with their corner indices) and backs of the training designs, in memory."""
+
+    names: list[str]
+    faces: list[dict[str, Face]] = field(repr=False)  # per design: faces with indices
+    backs: list[Face] = field(repr=False)
+    bank: TextureBank = field(repr=False)
+
+    @classmethod
+    def load(cls, names: list[str], cache: Path | None = None, progress: bool = True,
+             variants: bool | None = None, evaluation: bool = False) -> Artwork:
+        """Render (or read from the card cache) every named design, find its indices, build
+        each face's picture pyramid, and draw the surface patterns. With `variants` (the
+        default for training), each Debian design is also printed with jumbo indices
+        (`+jumbo`, where its indices are still found on every face) and some in four colours
+        (`+4colour`, `FOUR_COLOUR`). Held-out designs are refused unless `evaluation` (art
+        to score a trained model on, never to train on)."""
+        held = [n for n in names if n in HELD_OUT]
+        if held and not evaluation:
+            raise ValueError(f"design {', '.join(held)} is held out of training "
+                             "(synth.decks.HELD_OUT)")
+        if variants is None:
+            variants = not evaluation
+        cache = cache or default_cache()
+        kept, faces, backs = [], [], []
+        for name in tqdm(names, desc="card art", disable=not progress, unit="design"):
+            for label, found, back in _load_design(name, cache, variants):
+                if found:
+                    kept.append(label)
+                    faces.append(found)
+                backs.append(back)
+        if not faces:
+            raise ValueError(f"none of the designs {', '.join(names)} has readable corner indices")
+        return cls(kept, faces, backs + plain_backs(), TextureBank.build())
+
+    def enrol(self, name: str, pictures: dict[str, np.ndarray]) -> int:
+        """Add a house deck from pictures of its faces (BGRA or BGR, cropped to the card,
+        keyed by code; `back` optional) as one more design; returns how many faces have
+        corner indices found (only those are used)."""
+        found: dict[str, Face] = {}
+        for code, picture in pictures.items():
+            if picture.ndim == 2:
+                picture = cv2.cvtColor(picture, cv2.COLOR_GRAY2BGRA)
+            elif picture.shape[2] == 3:
+                picture = cv2.cvtColor(picture, cv2.COLOR_BGR2BGRA)
+            if picture.shape[1] > picture.shape[0]:
+                picture = cv2.rotate(picture, cv2.ROTATE_90_CLOCKWISE)
+            levels = _pyramid(picture)
+            if code == "back":
+                self.backs.append(Face(levels, []))
+                continue
+            if code not in CODES_BY_SUIT:
+                continue
+            boxes = find_indices(picture)  # at the picture's own, finer, size
+            if boxes:
+                found[code] = Face(levels, boxes)
+        if found:
+            self.names.append(name)
+            self.faces.append(found)
+        return len(found)
+
+
+def designs_for_training() -> list[str]:
+    """The designs training uses: every listed Debian design but the held-out and the
+    non-standard ones, and the drawn design when its module is there."""
+    names = [n for n in DESIGNS if n not in HELD_OUT and n not in NOT_STANDARD]
+    if _drawn_module() is not None:
+        names.append(DRAWN)
+    return names
+
+
+def _drawn_module():  # noqa: ANN202 - an optional module
+    try:
+        return importlib.import_module("hardware.camera.synth.drawn")
+    except ImportError:
+        return None
+
+
+def _pyramid(face: np.ndarray) -> list[np.ndarray]:
+    if face.shape[1] > face.shape[0]:  # a landscape design: its long side is its height
+        face = cv2.rotate(face, cv2.ROTATE_90_CLOCKWISE)
+    scale = ART_HEIGHT / face.shape[0]
+    top = cv2.resize(face, (max(1, round(face.shape[1] * scale)), ART_HEIGHT),
+                     interpolation=cv2.INTER_AREA)
+    levels = [top]
+    for _ in range(LEVELS - 1):
+        levels.append(cv2.pyrDown(levels[-1]))
+    return levels
+
+
+def _load_design(name: str, cache: Path, variants: bool
+                 ) -> list[tuple[str, dict[str, Face], Face]]:
+    """A design's faces with their indices and its back, and with `variants` its jumbo-index
+    and four-colour printings, each as (label, faces, back)."""
+    if name == DRAWN:
+        module = _drawn_module()
+        if module is None:
+            return []
+        raw = module.drawn_faces(ART_HEIGHT)
+        boxes = {}
+        for code in CODES_BY_SUIT:
+            h, w = raw[code].shape[:2]
+            x0, y0, x1, y1 = module.index_box(code, ART_HEIGHT)
+            box = IndexBox(x0 / w, y0 / h, x1 / w, y1 / h, 0)
+            boxes[code] = [box, box.turned()]
+        return [(name, _faces(raw, boxes), Face(_pyramid(raw["back"]), []))]
+    raw = {c: (cv2.rotate(f, cv2.ROTATE_90_CLOCKWISE) if f.shape[1] > f.shape[0] else f)
+           for c, f in load_faces(name, cache).items()}
+    boxes = design_indices(name, raw, cache)
+    back = Face(_pyramid(raw["back"]), [])
+    out = [(name, _faces(raw, boxes), back)]
+    if not variants:
+        return out
+    jumbo = large_index(raw)
+    (cache / f"{name}+jumbo").mkdir(parents=True, exist_ok=True)
+    jumbo_boxes = design_indices(f"{name}+jumbo", jumbo, cache)
+    if sum(bool(b) for b in jumbo_boxes.values()) >= 48:  # its indices are still whole
+        out.append((f"{name}+jumbo", _faces(jumbo, jumbo_boxes), back))
+    if name in FOUR_COLOUR:
+        out.append((f"{name}+4colour", _faces(four_colour(raw), boxes), back))
+    return out
+
+
+def _faces(raw: dict[str, np.ndarray], boxes: dict[str, list[IndexBox]]) -> dict[str, Face]:
+    return {code: Face(_pyramid(raw[code]), boxes[code])
+            for code in CODES_BY_SUIT if boxes.get(code)}
+
+
+_BACK_COLOURS = ((40, 40, 170), (150, 60, 20), (40, 110, 30), (30, 30, 30), (120, 40, 110),
+                 (20, 90, 160))
+
+
+def plain_backs(seed: int = 35, count: int = 12) -> list[Face]:
+    """Card backs as casino decks print them, drawn: one colour with a white border and a
+    lattice, stripes, dots or nothing inside (the same set for the same seed)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in range(count):
+        h, w = ART_HEIGHT, round(ART_HEIGHT / rng.uniform(1.4, 1.56))
+        colour = np.array(_BACK_COLOURS[k % len(_BACK_COLOURS)], np.float64) * rng.uniform(0.8, 1.2)
+        art = np.zeros((h, w, 4), np.uint8)
+        radius = round(0.06 * w)
+        cv2.rectangle(art, (radius, 0), (w - 1 - radius, h - 1), (250, 250, 250, 255), -1)
+        cv2.rectangle(art, (0, radius), (w - 1, h - 1 - radius), (250, 250, 250, 255), -1)
+        for cx, cy in ((radius, radius), (w - 1 - radius, radius), (radius, h - 1 - radius),
+                       (w - 1 - radius, h - 1 - radius)):
+            cv2.circle(art, (cx, cy), radius, (250, 250, 250, 255), -1, cv2.LINE_AA)
+        border = round(w * rng.uniform(0.04, 0.1))
+        inner = art[border : h - border, border : w - border]
+        inner[:, :, :3] = np.clip(colour, 0, 255).astype(np.uint8)
+        ink = tuple(int(c) for c in np.clip(colour * rng.uniform(0.3, 0.6) + 120, 0, 255))
+        ih, iw = inner.shape[:2]
+        step = int(rng.integers(8, 24))
+        pattern = k % 4
+        for i in range(-ih, ih + iw, step):
+            if pattern == 0:  # a diamond lattice
+                cv2.line(inner, (i, 0), (i + ih, ih), (*ink, 255), 2, cv2.LINE_AA)
+                cv2.line(inner, (i + ih, 0), (i, ih), (*ink, 255), 2, cv2.LINE_AA)
+            elif pattern == 1:  # stripes
+                cv2.line(inner, (i, 0), (i + ih, ih), (*ink, 255), 3, cv2.LINE_AA)
+            elif pattern == 2 and 0 <= i < iw:  # dots
+                for j in range(step // 2, ih, step):
+                    cv2.circle(inner, (i + step // 2, j), step // 4, (*ink, 255), -1, cv2.LINE_AA)
+        out.append(Face(_pyramid(art), []))
+    return out

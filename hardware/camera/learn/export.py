@@ -1,0 +1,93 @@
+"""Writing the trained networks as ONNX files the runtime loads (`model/spec.py`), and checking
+that onnxruntime computes what PyTorch computes.
+
+The TorchScript exporter (`dynamo=False`, opset 17) folds every BatchNorm into its
+convolution (the networks are put in eval mode first); the finder's H and W and the reader's N
+are dynamic axes.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import torch
+from torch import nn
+
+from hardware.camera.learn.nets import Finder, Reader
+from hardware.camera.model.spec import CROP_H, CROP_W
+
+OPSET = 17
+TOLERANCE = 1e-4
+
+
+class ExportError(RuntimeError):
+    """The exported file does not compute what the network computes."""
+
+
+def _to_onnx(net: nn.Module, example: torch.Tensor, names: tuple[str, str],
+             axes: dict[str, dict[int, str]]) -> bytes:
+    net.eval()
+    with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the TorchScript exporter announces it is the older one
+        path = Path(folder) / "net.onnx"
+        torch.onnx.export(net, (example,), path, dynamo=False, opset_version=OPSET,
+                          input_names=[names[0]], output_names=[names[1]], dynamic_axes=axes,
+                          do_constant_folding=True)
+        return path.read_bytes()
+
+
+def session(model: bytes | Path, threads: int = 1) -> ort.InferenceSession:
+    """An onnxruntime session on the CPU with `threads` threads (the runtime uses one)."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    source = str(model) if isinstance(model, Path) else model
+    return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+
+
+def largest_difference(model: bytes, net: nn.Module, example: torch.Tensor) -> float:
+    """The largest absolute difference between onnxruntime's and PyTorch's outputs."""
+    net.eval()
+    with torch.no_grad():
+        expected = net(example).numpy()
+    run = session(model)
+    got = run.run(None, {run.get_inputs()[0].name: example.numpy()})[0]
+    if got.shape != expected.shape:
+        raise ExportError(f"ONNX output shape {got.shape}, PyTorch {expected.shape}")
+    return float(np.max(np.abs(got - expected)))
+
+
+def _write_checked(model: bytes, net: nn.Module, checks: list[torch.Tensor], path: Path) -> float:
+    worst = max(largest_difference(model, net, x) for x in checks)
+    if not worst <= TOLERANCE:
+        raise ExportError(f"{path.name}: onnxruntime differs from PyTorch by {worst:.2e} "
+                          f"(allowed {TOLERANCE:.0e})")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_suffix(path.suffix + ".part")
+    part.write_bytes(model)
+    part.replace(path)
+    return worst
+
+
+def export_finder(net: Finder, path: Path, seed: int = 0) -> float:
+    """Write the finder to `path` (input `image` [1, 3, H, W], output `maps`); checked on two
+    frame shapes. Returns the largest difference found."""
+    gen = torch.Generator().manual_seed(seed)
+    model = _to_onnx(net, torch.rand(1, 3, 256, 320, generator=gen), ("image", "maps"),
+                     {"image": {2: "height", 3: "width"}, "maps": {2: "rows", 3: "cols"}})
+    checks = [torch.rand(1, 3, 256, 320, generator=gen), torch.rand(1, 3, 576, 1024, generator=gen)]
+    return _write_checked(model, net, checks, path)
+
+
+def export_reader(net: Reader, path: Path, seed: int = 0) -> float:
+    """Write the reader to `path` (input `crop` [N, 3, CROP_H, CROP_W], output `logits`);
+    checked on batches of 1 and 7. Returns the largest difference found."""
+    gen = torch.Generator().manual_seed(seed)
+    model = _to_onnx(net, torch.rand(2, 3, CROP_H, CROP_W, generator=gen), ("crop", "logits"),
+                     {"crop": {0: "n"}, "logits": {0: "n"}})
+    checks = [torch.rand(n, 3, CROP_H, CROP_W, generator=gen) for n in (1, 7)]
+    return _write_checked(model, net, checks, path)

@@ -1,0 +1,406 @@
+"""Training the finder and the reader on randomised synthetic data, then exporting both to ONNX
+and scoring them on card designs held out of training.
+
+Data: `learn.data` draws every sample from its own generator, seeded by (seed, net, sample
+number), so the data a run sees depends on the seed alone, however many worker processes draw
+it. Weights start from `torch.manual_seed(seed)`. With fixed step counts a run is reproducible
+(CPU thread scheduling can still change the last bits of a sum, so two runs may part in the
+last decimals); with a time budget the number of steps follows the machine's speed (report.json
+records it, and `--finder-steps/--reader-steps` repeat it exactly).
+
+Losses: the finder's heat channels (index centres, card backs) use the CenterNet focal loss
+(a true centre is a positive; the penalty near a centre is reduced by (1 - target)^4), its
+geometry channels an L1 loss over the cells `geo_mask` marks, normalised by the mask's sum.
+The reader uses cross-entropy with label smoothing 0.05. AdamW, warm-up then cosine decay.
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+from torch.utils.data import DataLoader, Dataset
+from tqdm import tqdm
+
+from hardware.camera.learn import data
+from hardware.camera.learn.export import export_finder, export_reader
+from hardware.camera.learn.nets import Finder, Reader, parameter_count
+from hardware.camera.learn.report import (
+    evaluate_finder,
+    evaluate_reader,
+    inference_speed,
+    write_report,
+)
+from hardware.camera.model.spec import (
+    CORNERS_FILE,
+    HEAT_BACK,
+    HEAT_INDEX,
+    INDEX_FILE,
+    MAP_CHANNELS,
+    REPORT_FILE,
+)
+from hardware.camera.synth.decks import DESIGNS, HELD_OUT, missing_card_art
+from hardware.cards import CODES_BY_SUIT
+
+GEOMETRY = slice(2, MAP_CHANNELS)  # UP_COS .. TO_CENTRE_Y follow the two heat channels
+FINDER_SHARE = 0.72  # of the time budget; the reader gets READER_SHARE, the rest loads/scores
+READER_SHARE = 0.22
+DEFAULT_MINUTES = 100.0
+_FINDER_STREAM, _READER_STREAM = 1, 2
+HOUSE = "house"  # the design name of an enrolled deck
+
+assert (HEAT_INDEX, HEAT_BACK) == (0, 1), "the losses take the heat as channels 0 and 1"
+
+
+class TrainError(Exception):
+    """A training run that cannot start or go on; the message says why."""
+
+
+@dataclass
+class Plan:
+    """What one training run does."""
+
+    out: Path = Path("var/vision-model")
+    seed: int = 0
+    minutes: float = DEFAULT_MINUTES
+    finder_steps: int | None = None  # fixed step counts (tests, exact reruns) over minutes
+    reader_steps: int | None = None
+    designs: list[str] | None = None  # None: data.designs_for_training()
+    eval_designs: list[str] | None = None  # None: synth.decks.HELD_OUT
+    faces: Path | None = None  # the house's own deck (enrolment)
+    variants: bool = True  # also jumbo-index and four-colour printings (data.Artwork.load)
+    threads: int = 1  # more threads than free cores slow PyTorch down badly
+    workers: int = 1
+    finder_batch: int = 8
+    reader_batch: int = 128
+    finder_size: tuple[int, int] = (384, 384)
+    finder_lr: float = 2e-3
+    reader_lr: float = 2e-3
+    eval_pictures: int = 150
+    eval_crops: int = 3000
+    eval_size: tuple[int, int] = (512, 384)
+    progress: bool = True
+    log: Callable[[str], None] = field(default=print, repr=False)
+
+
+# ------------------------------------------------------------------------------------ data
+
+
+class _FinderData(Dataset):
+    def __init__(self, art: data.Artwork, seed: int, size: tuple[int, int], length: int) -> None:
+        self.art, self.seed, self.size, self.length = art, seed, size, length
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        s = data.finder_sample(np.random.default_rng([self.seed, _FINDER_STREAM, i]), self.art,
+                               self.size)
+        return s.image, s.maps, s.geo_mask
+
+
+class _ReaderData(Dataset):
+    def __init__(self, art: data.Artwork, seed: int, length: int) -> None:
+        self.art, self.seed, self.length = art, seed, length
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, i: int) -> tuple[np.ndarray, int]:
+        return data.reader_sample(np.random.default_rng([self.seed, _READER_STREAM, i]), self.art)
+
+
+def _worker_init(_: int) -> None:
+    cv2.setNumThreads(1)
+    torch.set_num_threads(1)
+
+
+def _batches(dataset: Dataset, batch: int, workers: int) -> DataLoader:
+    """Batches in sample order; workers (forked, so the card art is shared, not copied) draw
+    ahead of the training step."""
+    extra: dict[str, Any] = {}
+    if workers > 0:
+        extra = {"multiprocessing_context": "fork", "prefetch_factor": 4,
+                 "worker_init_fn": _worker_init}
+    return DataLoader(dataset, batch_size=batch, shuffle=False, num_workers=workers,
+                      drop_last=True, **extra)
+
+
+# ---------------------------------------------------------------------------------- losses
+
+
+def _floats(images: torch.Tensor) -> torch.Tensor:
+    """uint8 [N, H, W, 3] -> float [N, 3, H, W] in [0, 1], stored channels-last (faster
+    convolutions on the CPU)."""
+    return images.permute(0, 3, 1, 2).float().div(255.0).contiguous(
+        memory_format=torch.channels_last)
+
+
+def focal_heat_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """CenterNet's focal loss over heat logits [N, C, H, W] against Gaussian-bump targets,
+    normalised by the number of true centres (cells at 1.0)."""
+    positive = target >= 0.999
+    p = torch.sigmoid(logits)
+    pos = (1 - p).pow(2) * -F.logsigmoid(logits)
+    neg = (1 - target).pow(4) * p.pow(2) * -F.logsigmoid(-logits)
+    total = torch.where(positive, pos, neg).sum()
+    return total / positive.sum().clamp(min=1)
+
+
+def geometry_loss(raw: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Mean L1 over the geometry channels at the cells `mask` [N, H, W] marks (weighted by it)."""
+    diff = (raw[:, GEOMETRY] - target[:, GEOMETRY]).abs() * mask[:, None]
+    return diff.sum() / (mask.sum() * diff.shape[1]).clamp(min=1e-6)
+
+
+def finder_loss(net: Finder, batch: list[torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
+    images, maps, mask = batch
+    raw = net.forward_train(_floats(images))
+    heat = focal_heat_loss(raw[:, :2], maps[:, :2])
+    geo = geometry_loss(raw, maps, mask)
+    return heat + geo, {"heat": heat.detach().item(), "geometry": geo.detach().item()}
+
+
+def reader_loss(net: Reader, batch: list[torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
+    crops, labels = batch
+    logits = net(_floats(crops))
+    loss = F.cross_entropy(logits, labels.long(), label_smoothing=0.05)
+    return loss, {}
+
+
+# ------------------------------------------------------------------------------------ loop
+
+
+@dataclass
+class _Budget:
+    steps: int | None
+    seconds: float
+
+    def progress(self, step: int, elapsed: float) -> float:
+        if self.steps is not None:
+            return step / self.steps
+        return elapsed / self.seconds
+
+
+def _learning_rate(base: float, progress: float) -> float:
+    """Linear warm-up over the first 3%, then cosine down to 2% of `base`."""
+    if progress < 0.03:
+        return base * (0.1 + 0.9 * progress / 0.03)
+    t = min(1.0, (progress - 0.03) / 0.97)
+    return base * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * t)))
+
+
+def fit(net: nn.Module, loader: DataLoader, loss_fn: Callable[..., tuple[torch.Tensor,
+        dict[str, float]]], budget: _Budget, lr: float, name: str, progress: bool
+        ) -> dict[str, Any]:
+    """Train `net` until the budget is spent; returns its figures (losses, steps, speed)."""
+    net.train()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    losses: list[float] = []
+    parts: dict[str, list[float]] = {}
+    step, waited, start = 0, 0.0, time.monotonic()
+    bar = tqdm(total=budget.steps or 100, desc=name, unit="step" if budget.steps else "%",
+               disable=not progress, dynamic_ncols=True, mininterval=2.0)
+    batches: Iterator[list[torch.Tensor]] = iter(loader)
+    while True:
+        done = budget.progress(step, time.monotonic() - start)
+        if done >= 1.0:
+            break
+        ask = time.monotonic()
+        try:
+            batch = next(batches)
+        except StopIteration:
+            break
+        waited += time.monotonic() - ask
+        for group in opt.param_groups:
+            group["lr"] = _learning_rate(lr, done)
+        loss, extra = loss_fn(net, batch)
+        value = loss.detach().item()
+        if not math.isfinite(value):
+            raise TrainError(f"{name}: the loss became {value} at step {step}")
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+        opt.step()
+        losses.append(value)
+        for key, part in extra.items():
+            parts.setdefault(key, []).append(part)
+        step += 1
+        bar.set_postfix(loss=f"{np.mean(losses[-20:]):.4f}", step=step, refresh=False)
+        bar.n = step if budget.steps else min(100, int(100 * budget.progress(
+            step, time.monotonic() - start)))
+        bar.refresh()
+    bar.close()
+    del batches  # stops the workers
+    net.eval()
+    seconds = time.monotonic() - start
+    if not losses:
+        raise TrainError(f"{name}: no training step ran (the budget is too small)")
+    tail = max(1, len(losses) // 10)
+    return {
+        "steps": step,
+        "batch": loader.batch_size,
+        "samples": step * int(loader.batch_size or 1),
+        "seconds": round(seconds, 1),
+        "samples_per_s": round(step * int(loader.batch_size or 1) / max(seconds, 1e-9), 2),
+        "data_wait_share": round(waited / max(seconds, 1e-9), 3),
+        "first_loss": losses[0],
+        "final_loss": round(float(np.mean(losses[-tail:])), 5),
+        "final_parts": {k: round(float(np.mean(v[-tail:])), 5) for k, v in parts.items()},
+        "loss_curve": [round(float(np.mean(losses[i:i + tail])), 5)
+                       for i in range(0, len(losses), tail)],
+    }
+
+
+# ----------------------------------------------------------------------------------- run
+
+
+def _artwork(plan: Plan) -> data.Artwork:
+    names = plan.designs if plan.designs is not None else data.designs_for_training()
+    unknown = [n for n in names if n not in DESIGNS and n != data.DRAWN]
+    if unknown:
+        raise TrainError(f"unknown card designs: {', '.join(unknown)} "
+                         f"(known: {', '.join(sorted(DESIGNS))}, {data.DRAWN})")
+    held = [n for n in names if n in HELD_OUT]
+    if held:
+        raise TrainError(f"{', '.join(held)} held out of training (kept to score the model)")
+    why = missing_card_art(tuple(n for n in names if n in DESIGNS))
+    if why:
+        raise TrainError(why)
+    house = read_faces(plan.faces) if plan.faces is not None else None
+    try:
+        art = data.Artwork.load(names, progress=plan.progress, variants=plan.variants)
+    except ValueError as e:
+        raise TrainError(str(e)) from None
+    if house is not None:
+        _enrol(art, house, plan.log)
+    return art
+
+
+def read_faces(folder: Path) -> dict[str, np.ndarray]:
+    """A house deck's face pictures: files named by code (`QS.png`, `TH.jpg` or `10H.jpg`, ...) and
+    optionally `back.*`, as BGRA arrays."""
+    if not folder.is_dir():
+        raise TrainError(f"--faces {folder}: no such folder")
+    faces: dict[str, np.ndarray] = {}
+    wanted = {c.upper(): c for c in (*CODES_BY_SUIT, "back")}
+    for path in sorted(folder.iterdir()):
+        stem = path.stem.upper()
+        code = wanted.get("T" + stem[2:] if stem.startswith("10") else stem)
+        if code is None or not path.is_file():
+            continue
+        picture = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        if picture is None or picture.ndim < 2 or min(picture.shape[:2]) < 40:
+            raise TrainError(f"--faces: {path.name} is not a readable picture of a card")
+        if picture.ndim == 2:
+            picture = cv2.cvtColor(picture, cv2.COLOR_GRAY2BGRA)
+        elif picture.shape[2] == 3:
+            picture = cv2.cvtColor(picture, cv2.COLOR_BGR2BGRA)
+        faces[code] = picture
+    if not any(c in faces for c in CODES_BY_SUIT):
+        raise TrainError(f"--faces {folder}: no face pictures named by code (e.g. QS.png, TH.png)")
+    return faces
+
+
+def _enrol(art: data.Artwork, faces: dict[str, np.ndarray], log: Callable[[str], None]) -> None:
+    kept = art.enrol(HOUSE, faces)
+    if kept == 0:
+        raise TrainError("--faces: no corner index found on any of the face pictures (each "
+                         "should show one whole card, cut to its edges)")
+    missing = [c for c in CODES_BY_SUIT if c not in faces]
+    log(f"enrolled the house deck: {kept} faces with readable indices"
+        + (f"; no picture of {', '.join(missing)}" if missing else ""))
+
+
+def _scoring_artwork(plan: Plan, training: data.Artwork) -> tuple[data.Artwork, str]:
+    """The art the figures are taken on: the held-out designs, or (where their art or the data
+    module refuses them) the training designs, said so in the report."""
+    names = plan.eval_designs if plan.eval_designs is not None else list(HELD_OUT)
+    if all(n in training.names for n in names):
+        return training, "training designs: " + ", ".join(names)
+    why = missing_card_art(tuple(n for n in names if n in DESIGNS))
+    if why is None:
+        try:
+            art = data.Artwork.load(names, progress=plan.progress, variants=False,
+                                        evaluation=True)
+            return art, "held-out designs: " + ", ".join(art.names)
+        except ValueError as e:
+            why = str(e)
+    plan.log(f"scoring on the training designs: the held-out ones are not available ({why})")
+    return training, "training designs (held-out not available)"
+
+
+def train(plan: Plan) -> dict[str, Any]:
+    """Run the whole training: data, both networks, ONNX export, scores; returns the report
+    (also written to plan.out / report.json)."""
+    started = time.monotonic()
+    if plan.minutes <= 0 and (plan.finder_steps is None or plan.reader_steps is None):
+        raise TrainError("--minutes must be above 0")
+    for size in plan.finder_size:
+        if size % 32:
+            raise TrainError(f"finder sample size {plan.finder_size} must be multiples of 32")
+    torch.set_num_threads(max(1, plan.threads))
+    cv2.setNumThreads(1)
+    torch.manual_seed(plan.seed)
+    art = _artwork(plan)
+    plan.log(f"card art: {len(art.names)} designs ({', '.join(art.names)})")
+    budget = plan.minutes * 60
+    endless = 10 ** 9
+
+    out = plan.out
+    finder = Finder().to(memory_format=torch.channels_last)  # type: ignore[call-overload]
+    f_budget = _Budget(plan.finder_steps, budget * FINDER_SHARE)
+    f_len = plan.finder_batch * (plan.finder_steps or endless)
+    finder_fig = fit(finder, _batches(_FinderData(art, plan.seed, plan.finder_size, f_len),
+                                      plan.finder_batch, plan.workers),
+                     finder_loss, f_budget, plan.finder_lr, "finder", plan.progress)
+    finder = finder.to(memory_format=torch.contiguous_format)
+    finder_fig["onnx_max_difference"] = export_finder(finder, out / CORNERS_FILE, plan.seed)
+
+    reader = Reader().to(memory_format=torch.channels_last)  # type: ignore[call-overload]
+    r_budget = _Budget(plan.reader_steps, budget * READER_SHARE)
+    r_len = plan.reader_batch * (plan.reader_steps or endless)
+    reader_fig = fit(reader, _batches(_ReaderData(art, plan.seed, r_len), plan.reader_batch,
+                                      plan.workers),
+                     reader_loss, r_budget, plan.reader_lr, "reader", plan.progress)
+
+    reader = reader.to(memory_format=torch.contiguous_format)
+    reader_fig["onnx_max_difference"] = export_reader(reader, out / INDEX_FILE, plan.seed)
+    finder_fig["parameters"] = parameter_count(finder)
+    reader_fig["parameters"] = parameter_count(reader)
+    finder_fig["onnx_bytes"] = (out / CORNERS_FILE).stat().st_size
+    reader_fig["onnx_bytes"] = (out / INDEX_FILE).stat().st_size
+
+    scoring, scored_on = _scoring_artwork(plan, art)
+    plan.log(f"scoring on {scored_on}")
+    report = {
+        "seed": plan.seed,
+        "designs": art.names,
+        "enrolled": str(plan.faces) if plan.faces else None,
+        "scored_on": scored_on,
+        "minutes_budget": plan.minutes,
+        "finder": finder_fig,
+        "reader": reader_fig,
+        "finder_scores": evaluate_finder(finder, scoring, plan.eval_pictures, plan.seed,
+                                         plan.eval_size),
+        "reader_scores": evaluate_reader(reader, scoring, plan.eval_crops, plan.seed),
+        "speed_one_thread": inference_speed(out),
+        "threads": plan.threads,
+        "workers": plan.workers,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "wall_seconds": 0.0,
+    }
+    report["wall_seconds"] = round(time.monotonic() - started, 1)
+    write_report(out / REPORT_FILE, report)
+    return report

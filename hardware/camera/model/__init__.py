@@ -1,0 +1,1 @@
+"""The learned recognizer's model: its two network files and the one place their shapes live."""

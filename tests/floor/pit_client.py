@@ -1,0 +1,23 @@
+"""A browser-like client of the floor service for the tests: logs in through the form (the
+double-submit CSRF token), keeps the session cookie, reads CSRF tokens from the pages."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+def csrf_of(page: str) -> str:
+    found = CSRF.search(page)
+    assert found, "no CSRF token on the page"
+    return found.group(1)
+
+
+def login(client: httpx.Client, name: str, password: str) -> httpx.Response:
+    form = client.get("/login")
+    return client.post("/login", data={"name": name, "password": password,
+                                       "csrf": csrf_of(form.text), "next": ""},
+                       follow_redirects=False)

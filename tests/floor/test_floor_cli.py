@@ -1,0 +1,116 @@
+"""`dealer-assist floor add-user` and `floor serve`: the commands the floor demo runs."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+
+from dealer_assist.cli import main
+
+
+def test_add_user_reads_the_password_from_stdin_and_refuses_a_second(floor, capsys,
+                                                                     monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a long password\n"))
+    assert main(["floor", "add-user", "ana", "--role", "surveillance", "--password-stdin",
+                 "--dsn", floor.dsn()]) == 0
+    assert "floor user ana (surveillance) added" in capsys.readouterr().out
+    row = floor.owner.execute("SELECT role, password_hash FROM floor_users WHERE name = 'ana'")
+    role, digest = row.fetchone()
+    assert role == "surveillance" and digest.startswith("$argon2") and "long" not in digest
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a long password\n"))
+    assert main(["floor", "add-user", "ana", "--role", "supervisor", "--password-stdin",
+                 "--dsn", floor.dsn()]) == 2
+    assert "exists already" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "stdin", "says"), [
+    (["--role", "supervisor"], "short\n", "at least 8"),
+    (["--role", "dealer"], "a long password\n", "invalid choice"),
+    (["--role", "supervisor"], "", "no password on standard input"),
+])
+def test_add_user_says_what_is_wrong(floor, capsys, monkeypatch, argv, stdin, says):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    try:
+        status = main(["floor", "add-user", "bo", *argv, "--password-stdin", "--dsn",
+                       floor.dsn()])
+    except SystemExit as e:  # argparse's own refusal
+        status = int(e.code or 0)
+    assert status == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
+def test_serve_refuses_a_store_without_the_schema(cluster, capsys):
+    dbname = "floor_unmigrated"
+    with psycopg.connect(cluster.dsn(), autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {dbname}")
+        conn.execute(f"CREATE DATABASE {dbname}")
+    assert main(["floor", "serve", "--port", "0", "--dsn", cluster.dsn(dbname=dbname)]) == 2
+    assert "floor migrate" in capsys.readouterr().err
+
+
+def test_serve_starts_answers_and_stops_on_sigterm(floor, service, tmp_path):
+    """Under systemd's notify protocol (a real socket): READY=1, WATCHDOG=1 while the server
+    answers, STOPPING=1 on SIGTERM, exit 0."""
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify"))
+    notify.settimeout(15)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "NOTIFY_SOCKET": str(tmp_path / "notify"),
+           "WATCHDOG_USEC": "400000"}
+    env.pop("WATCHDOG_PID", None)
+    proc = subprocess.Popen([sys.executable, "-m", "dealer_assist.cli", "floor", "serve",
+                             "--port", "0", "--dsn", service], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("floor service: http://127.0.0.1:"), line
+        base = line.split(": ", 1)[1].strip().removesuffix("pit")
+        deadline = time.monotonic() + 15
+        while not httpx.get(base + "healthz").json()["listening"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        login = httpx.get(base + "pit", follow_redirects=False)
+        assert login.status_code == 303 and login.headers["location"] == "/login?next=/pit"
+        said = [notify.recv(4096).decode() for _ in range(3)]
+        assert said[0].startswith("READY=1") and said[1:] == ["WATCHDOG=1", "WATCHDOG=1"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "floor service stopped" in err and "Traceback" not in err
+    rest = []
+    notify.settimeout(0.5)
+    with contextlib.suppress(TimeoutError):
+        while True:
+            rest.append(notify.recv(4096).decode())
+    assert rest[-1] == "STOPPING=1"
+    notify.close()
+
+
+def test_the_floor_unit_is_notify_hardened_and_scored():
+    unit = (Path(__file__).resolve().parents[2] / "deploy/systemd/dealer-assist-floor.service")
+    text = unit.read_text(encoding="utf-8")
+    for line in ("Type=notify", "WatchdogSec=30s", "DynamicUser=yes", "ProtectSystem=strict",
+                 "NoNewPrivileges=yes", "CapabilityBoundingSet=",
+                 "ExecStart=/opt/dealer-assist/.venv/bin/dealer-assist floor serve"):
+        assert line in text
+    done = subprocess.run(["bash", str(unit.parents[1] / "check.sh"), "security"],
+                          capture_output=True, text=True, timeout=120)
+    if "SKIPPED" in done.stdout:
+        pytest.skip(done.stdout.strip())
+    assert done.returncode == 0, done.stdout + done.stderr
+    score = re.search(r"exposure dealer-assist-floor.service: ([0-9.]+)", done.stdout)
+    assert score and float(score.group(1)) <= 2.0

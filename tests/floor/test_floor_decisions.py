@@ -1,0 +1,208 @@
+"""Decisions taken on the floor land in the owning table's log, with who and why: the floor
+stores a request, the table's shipper records it through the live table and ships it back.
+Also while the table was unreachable when the request was taken; never twice for a game the
+table decided itself; and a table's role sees only its own requests and never the users."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+
+from dealer_assist.config import load_paytables
+from dealer_assist.domain.house import HouseRules
+from dealer_assist.floor.requests import ask
+from dealer_assist.floor.shipper import Shipper
+from dealer_assist.floor.web.app import create_floor_app
+from dealer_assist.services.live_table import LiveTable
+from dealer_assist.store.sqlite_log import SqliteEventLog
+from tests.floor.conftest import FLOOR_PASSWORD
+from tests.floor.pit_client import csrf_of, login
+
+
+class Table:
+    """A live table on its own SQLite log, with the sample shoe dealt, and its shipper."""
+
+    def __init__(self, folder: Path, table: str, dsn: str, sample: list[dict[str, Any]]) -> None:
+        self.path = folder / f"{table}.db"
+        self.log = SqliteEventLog(self.path)
+        self.live = LiveTable(self.log, table_id=table, house=HouseRules(),
+                              paytables=load_paytables())
+        for event in sample:
+            self.live.observe(event)
+        self.shipper = Shipper(str(self.path), table, dsn, idle=0.05, backoff=(0.05, 0.5),
+                               decide=self.live.decide)
+
+    def decisions(self) -> list[dict[str, Any]]:
+        events = [json.loads(r.body) for r in self.log.raw_records()]
+        return [e for e in events if e.get("type") == "decision"]
+
+    def close(self) -> None:
+        self.shipper.stop()
+        self.live.close()
+        self.log.close()
+
+
+@pytest.fixture
+def table(floor, sample, tmp_path: Path) -> Iterator[Table]:
+    table_id, dsn = floor.add_table()
+    made = Table(tmp_path, table_id, dsn, sample)
+    made.shipper.ship_once()
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def client(service) -> Iterator[TestClient]:
+    with TestClient(create_floor_app(service)) as client:
+        assert login(client, "sup", FLOOR_PASSWORD).status_code == 303
+        yield client
+
+
+def decide_on_the_floor(client: TestClient, table: str, game: int, reason: str,
+                        action: str = "accept") -> int:
+    csrf = csrf_of(client.get("/pit/requests").text)
+    response = client.post("/pit/decide", data={
+        "csrf": csrf, "table": table, "shoe": "SAMPLE-1", "game": str(game), "action": action,
+        "reason": reason}, follow_redirects=False)
+    assert response.status_code == 303, response.text[:500]
+    return int(response.headers["location"].split("asked=")[1])
+
+
+def request_of(client: TestClient, number: int) -> dict[str, Any]:
+    return next(r for r in client.get("/api/pit/requests").json() if r["id"] == number)
+
+
+def wait_for(check: Any, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_a_floor_decision_lands_in_the_tables_log_with_who_and_why(floor, table, client):
+    number = decide_on_the_floor(client, table.live.table_id, 16, "seen on the camera replay")
+    assert request_of(client, number)["status"] == "waiting"
+    assert table.shipper.take_requests() == 1
+    assert request_of(client, number)["status"] == "recorded"
+    table.shipper.ship_once()
+    done = request_of(client, number)
+    assert done["status"] == "done" and done["status_text"] == "recorded in the table's log"
+    [decision] = table.decisions()
+    assert (decision["by"], decision["reason"], decision["game"], decision["action"]) == (
+        "sup@floor", "seen on the camera replay", 16, "accept")
+    assert decision["shoe_id"] == "SAMPLE-1"
+    queue = client.get("/pit/queue").text
+    assert 'data-game="16"' not in queue and 'data-game="17"' in queue  # decided, off the queue
+    review = client.get(f"/pit/review?table={table.live.table_id}&shoe=SAMPLE-1&game=16").text
+    assert "Decided at the table" in review and "seen on the camera replay" in review
+    assert table.live.review_queue()[0]["game"] == 17  # the table's own console agrees
+
+
+def test_a_request_taken_while_the_table_is_offline_is_recorded_when_it_is_back(
+        table, client):
+    """The shipper is stopped (the table unreachable) when the floor decides."""
+    table_id = table.live.table_id
+    number = decide_on_the_floor(client, table_id, 17, "the shoe misread P3, checked on video")
+    time.sleep(0.3)
+    assert request_of(client, number)["status"] == "waiting"
+    assert "waiting for the table" in client.get("/pit/requests").text
+    assert "1 waiting for the table" in client.get("/pit/board").text
+    # the table's own console keeps working meanwhile
+    table.live.decide("tablesup", 16, "accept", "checked at the table", shoe_id="SAMPLE-1")
+    table.shipper.start()
+    wait_for(lambda: request_of(client, number)["status"] == "done")
+    by_game = {d["game"]: d for d in table.decisions()}
+    assert by_game[17]["by"] == "sup@floor" and "misread" in by_game[17]["reason"]
+    assert by_game[16]["by"] == "tablesup"
+    wait_for(lambda: 'data-game=' not in client.get("/pit/queue/list").text)
+
+
+def test_a_game_decided_at_the_table_meanwhile_is_not_recorded_twice(table, client):
+    table_id = table.live.table_id
+    number = decide_on_the_floor(client, table_id, 16, "floor: accept")
+    # meanwhile, at the table (not shipped yet): the supervisor there decides the same game
+    table.live.decide("tablesup", 16, "void", "voided at the table", shoe_id="SAMPLE-1")
+    table.shipper.start()
+    wait_for(lambda: request_of(client, number)["status"] != "waiting")
+    answered = request_of(client, number)
+    assert answered["status"] == "already_decided"
+    assert "tablesup" in answered["answer"] and "voided at the table" in answered["answer"]
+    assert [d["by"] for d in table.decisions()] == ["tablesup"]
+    # and a new request for a game the floor knows is decided is refused at once
+    csrf = csrf_of(client.get("/pit/requests").text)
+    wait_for(lambda: table.shipper.lag().events == 0)
+    again = client.post("/pit/decide", data={"csrf": csrf, "table": table_id, "shoe": "SAMPLE-1",
+                                             "game": "16", "action": "accept", "reason": "r"})
+    assert again.status_code == 400 and "already decided at the table by tablesup" in again.text
+
+
+def test_a_correction_the_table_refuses_is_answered_with_its_reason(table, client):
+    table_id = table.live.table_id
+    csrf = csrf_of(client.get("/pit/requests").text)
+    response = client.post("/pit/decide", data={
+        "csrf": csrf, "table": table_id, "shoe": "SAMPLE-1", "game": "16", "action": "correct",
+        "reason": "wrong cards", "P1": "2H", "P2": "3D", "B1": "2C", "B2": "3S"},
+        follow_redirects=False)
+    number = int(response.headers["location"].split("asked=")[1])
+    table.shipper.take_requests()
+    answered = request_of(client, number)
+    assert answered["status"] == "refused" and answered["answer"]
+    assert table.decisions() == []
+
+
+def test_one_request_per_game_at_a_time(table, client):
+    decide_on_the_floor(client, table.live.table_id, 16, "first")
+    csrf = csrf_of(client.get("/pit/requests").text)
+    second = client.post("/pit/decide", data={
+        "csrf": csrf, "table": table.live.table_id, "shoe": "SAMPLE-1", "game": "16",
+        "action": "void", "reason": "second"})
+    assert second.status_code == 400 and "already on its way" in second.text
+
+
+def test_a_table_role_sees_only_its_own_requests_and_never_the_users(floor, service, sample,
+                                                                     table_log):
+    (a, dsn_a), (b, dsn_b) = floor.add_table(), floor.add_table()
+    from tests.floor.conftest import ship
+
+    for table, dsn in ((a, dsn_a), (b, dsn_b)):
+        ship(dsn, table, table_log(sample, name=table))
+    with psycopg.connect(service) as conn:
+        ask(conn, table=a, shoe_id="SAMPLE-1", game=16, action="accept", reason="a", by="sup")
+        ask(conn, table=b, shoe_id="SAMPLE-1", game=16, action="accept", reason="b", by="sup")
+    with psycopg.connect(dsn_a) as conn:
+        rows = conn.execute("SELECT table_id, reason FROM decision_requests").fetchall()
+        assert rows == [(a, "a")]
+        changed = conn.execute("UPDATE decision_requests SET status = 'done' WHERE table_id = %s",
+                               (b,))
+        assert changed.rowcount == 0  # B's rows are not there for A
+        conn.rollback()
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("UPDATE decision_requests SET reason = 'forged', by = 'x'")
+        conn.rollback()
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("INSERT INTO decision_requests (table_id, shoe_id, game, action, "
+                         "reason, by) VALUES (%s, 'SAMPLE-1', 17, 'void', 'self', 'me')", (a,))
+        conn.rollback()
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT * FROM floor_users")
+    for group in ("floor_reader", "floor_regulator"):
+        with psycopg.connect(floor.add_reader(group)) as conn, \
+                pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT password_hash FROM floor_users")
+
+
+def test_the_board_shows_the_tables_links_as_the_table_reports_them(table, client):
+    table.live.link_changed("shoe", "down", "cable pulled")
+    table.live.link_changed("camera", "up", "frames arriving")
+    table.shipper.ship_once()
+    row = next(t for t in client.get("/api/pit").json()["tables"]
+               if t["table"] == table.live.table_id)
+    assert (row["shoe_link"], row["camera_link"]) == ("down", "up")
+    assert 'class="link-down"' in client.get("/pit/board").text

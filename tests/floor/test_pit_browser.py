@@ -1,0 +1,88 @@
+"""The pit board in a real browser (Playwright driving Debian's chromium): it updates itself
+when a table's batch is stored and when an integrity alarm is raised, with no reload and no
+script blocked by the Content-Security-Policy. Screenshots go to artifacts/floor/."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from dealer_assist.bootstrap import ServerThread
+from dealer_assist.floor.ingest import Ingest, IntegrityAlarm
+from dealer_assist.floor.web.app import create_floor_app
+from tests.floor.conftest import FLOOR_PASSWORD, ship
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "floor"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM}: "
+                    "apt-get install chromium (.ci/run installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield browser
+        browser.close()
+
+
+def test_the_pit_board_follows_the_tables_by_itself(browser, floor, service, sample,
+                                                    table_log) -> None:
+    tables = [floor.add_table() for _ in range(3)]
+    logs = []
+    for n, (table, dsn) in enumerate(tables):
+        logs.append(table_log(sample[:100 + 40 * n], name=table))
+        ship(dsn, table, logs[-1])
+    server = ServerThread(create_floor_app(service)).start()
+    page = browser.new_page(viewport={"width": 1600, "height": 900})
+    blocked: list[str] = []
+    page.on("console", lambda m: blocked.append(m.text) if "Content Security" in m.text else None)
+    try:
+        deadline = time.monotonic() + 15
+        while not server.app.state.listener.listening.is_set():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        page.goto(server.url + "pit")
+        page.fill("input[name=name]", "sup")
+        page.fill("input[name=password]", FLOOR_PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url("**/pit")
+        first, dsn = tables[0]
+        row = page.locator(f'tr[data-table="{first}"]')
+        assert "seq 100)" in row.inner_text()
+        page.wait_for_timeout(500)  # the stream is open
+        logs[0].append_many(sample[100:200])
+        ship(dsn, first, logs[0])
+        page.wait_for_function(
+            "t => document.querySelector(`tr[data-table=\"${t}\"]`).innerText.includes('seq 200)')",
+            arg=first, timeout=10_000)
+        with pytest.raises(IntegrityAlarm), psycopg.connect(dsn) as conn:
+            Ingest(conn, first).ship(list(table_log(sample[:260], name="x").raw_records())[250:])
+        page.wait_for_selector(".alarm-banner", timeout=10_000)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "pit.png"), full_page=True)
+        page.goto(server.url + "pit/queue")
+        assert page.locator("table.pit-queue tbody tr").count() == 6  # 2 flagged games x 3
+        page.screenshot(path=str(ARTIFACTS / "pit_queue.png"), full_page=True)
+        page.click("table.pit-queue tbody tr:first-child a")
+        page.wait_for_selector("form.decide")
+        page.fill("textarea[name=reason]", "seen on the overhead camera")
+        page.screenshot(path=str(ARTIFACTS / "pit_review.png"), full_page=True)
+        page.click("form.decide button[type=submit]")
+        page.wait_for_url("**/pit/queue?asked=*")
+        assert "waiting for the table" in page.locator("#queue").inner_text()
+        assert blocked == []
+    finally:
+        page.close()
+        server.stop()

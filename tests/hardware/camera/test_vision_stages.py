@@ -1,0 +1,184 @@
+"""The runtime's two stages on hand-made network outputs: the finder's maps to index and back
+spots, the reader's reads to one sighting per card (no model needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hardware.camera.find import Finder, IndexSpot, peaks, working_picture
+from hardware.camera.model.crop import cut_index
+from hardware.camera.model.settings import Settings
+from hardware.camera.model.spec import (
+    CARD_ASPECT,
+    CROP_H,
+    CROP_W,
+    HEAT_BACK,
+    HEAT_INDEX,
+    LOG_WIDTH,
+    MAP_CHANNELS,
+    MAP_STRIDE,
+    NOT_A_CARD,
+    TO_CENTRE_X,
+    TO_CENTRE_Y,
+    UP_COS,
+    UP_SIN,
+)
+from hardware.camera.read import BackSpot, Read, card_quad, crops, merge
+
+SETTINGS = Settings()
+
+
+def _maps(h: int, w: int) -> np.ndarray:
+    return np.zeros((MAP_CHANNELS, h // MAP_STRIDE, w // MAP_STRIDE), np.float32)
+
+
+def _index(maps: np.ndarray, i: int, j: int, up: tuple[float, float], width: float,
+           to_centre: tuple[float, float], heat: float = 0.9) -> None:
+    maps[HEAT_INDEX, i, j] = heat
+    maps[HEAT_INDEX, i, j + 1] = maps[HEAT_INDEX, i, j - 1] = heat / 2  # the bump's shoulders
+    for channel, value in ((UP_COS, 2 * up[0]), (UP_SIN, 2 * up[1]),  # not unit: normalised
+                           (LOG_WIDTH, np.log(width)), (TO_CENTRE_X, to_centre[0]),
+                           (TO_CENTRE_Y, to_centre[1])):
+        maps[channel, i, j] = value
+
+
+def test_the_working_picture_is_shrunk_to_the_long_side_and_padded() -> None:
+    picture, scale = working_picture(np.full((1080, 1920, 3), 255, np.uint8))
+    assert scale == pytest.approx(1024 / 1920)
+    assert picture.shape == (1, 3, 576, 1024) and picture.dtype == np.float32
+    assert picture.max() == pytest.approx(1.0)
+    picture, scale = working_picture(np.full((100, 50, 3), 255, np.uint8))
+    assert scale == 1.0 and picture.shape == (1, 3, 128, 64)  # never enlarged; zero padding
+    assert picture[0, :, 100:].max() == 0.0 and picture[0, :, :, 50:].max() == 0.0
+
+
+def test_peaks_are_local_maxima_above_the_threshold_strongest_first() -> None:
+    heat = np.zeros((20, 20), np.float32)
+    heat[5, 5], heat[5, 6] = 0.9, 0.8  # one bump: only its top is a peak
+    heat[15, 12] = 0.95
+    heat[2, 17] = 0.2  # below the threshold
+    assert peaks(heat, 0.3) == [(15, 12), (5, 5)]
+
+
+def test_an_index_spot_is_read_from_the_peak_cell_in_frame_pixels() -> None:
+    """Maps of a 1920x1080 frame (working 1024x576): an index at cell (40, 100), the card
+    120 working pixels wide, its centre 0.5 card widths right and 0.7 down of the index."""
+    maps = _maps(576, 1024)
+    _index(maps, 40, 100, (0.0, -1.0), 120.0, (0.5, 0.7))
+    maps[HEAT_BACK, 100, 200] = 0.8
+    _index(maps, 140, 254, (1.0, 0.0), 60.0, (0.0, 0.0), 0.8)  # past a narrower frame's edge
+    scale = 1024 / 1920
+    spots, backs = Finder(SETTINGS).spots(maps, scale, (1080, 1920))
+    assert len(spots) == 2
+    spot = spots[0]
+    assert spot.at == pytest.approx(((100.5 * 4) / scale, (40.5 * 4) / scale))
+    assert spot.up == pytest.approx((0.0, -1.0))
+    assert spot.width == pytest.approx(120 / scale, rel=1e-5)
+    assert spot.card_centre == pytest.approx(((100.5 * 4 + 60) / scale, (40.5 * 4 + 84) / scale))
+    assert [b.at for b in backs] == [pytest.approx((200.5 * 4 / scale, 100.5 * 4 / scale))]
+    spots, _ = Finder(SETTINGS).spots(maps, scale, (1080, 1900))
+    assert len(spots) == 1  # column 254 lies past a 1900-pixel frame's working width
+
+
+def _read(code: str, at: tuple[float, float], centre: tuple[float, float], prob: float = 0.99,
+          up: tuple[float, float] = (0.0, -1.0), width: float = 100.0) -> Read:
+    return Read(IndexSpot(at, up, width, centre, 0.9), code, prob)
+
+
+def test_a_cards_two_indices_make_one_face_up_sighting() -> None:
+    reads = [_read("QS", (420, 330), (500, 400)), _read("QS", (580, 470), (504, 398), 0.95,
+                                                         up=(0.0, 1.0))]
+    (s,) = merge(reads, [], (1080, 1920), SETTINGS)
+    assert (s.card, s.face, s.why) == ("QS", "up", "")
+    assert s.center == pytest.approx((502, 399)) and s.confidence == pytest.approx(0.99)
+    quad = np.array(s.quad)
+    assert np.linalg.norm(quad[3] - quad[0]) == pytest.approx(100 * CARD_ASPECT)
+    assert np.linalg.norm(quad[1] - quad[0]) == pytest.approx(100)
+    assert quad[0, 1] < quad[3, 1] and quad[0, 0] < quad[1, 0]  # clockwise from top-left
+
+
+def test_a_fans_cards_stay_apart_and_not_a_card_reads_are_dropped() -> None:
+    reads = [_read("2H", (400, 330), (480, 400)), _read("3H", (440, 330), (520, 400)),
+             _read("4H", (480, 330), (560, 400)), _read(NOT_A_CARD, (700, 700), (780, 760))]
+    found = merge(reads, [], (1080, 1920), SETTINGS)
+    assert sorted((s.card, s.face) for s in found) == [("2H", "up"), ("3H", "up"), ("4H", "up")]
+
+
+def test_a_weak_read_or_indices_that_disagree_give_unsure_never_a_code() -> None:
+    (weak,) = merge([_read("8C", (420, 330), (500, 400), prob=0.6)], [], (1080, 1920), SETTINGS)
+    assert (weak.card, weak.face) == (None, "unsure") and "8C" in weak.why
+    clash = merge([_read("6S", (420, 330), (500, 400)), _read("6C", (580, 470), (505, 402))],
+                  [], (1080, 1920), SETTINGS)
+    assert [(s.card, s.face) for s in clash] == [(None, "unsure")] * 2
+    assert all("indices disagree" in s.why for s in clash)
+
+
+def test_backs_are_face_down_cards_unless_on_a_face() -> None:
+    reads = [_read("KD", (420, 330), (500, 400))]
+    backs = [BackSpot((505, 395), 0.7), BackSpot((900, 500), 0.8)]
+    found = merge(reads, backs, (1080, 1920), SETTINGS)
+    assert [(s.card, s.face) for s in found] == [("KD", "up"), (None, "down")]
+    down = found[1]
+    assert down.center == (900, 500) and down.why == "like a card back"
+    assert np.linalg.norm(np.array(down.quad[1]) - down.quad[0]) == pytest.approx(100)
+    (alone,) = merge([], [BackSpot((300, 300), 0.9)], (1080, 1920), SETTINGS)
+    assert alone.card is None and alone.face == "down"
+
+
+def test_card_quad_turns_with_the_cards_up() -> None:
+    quad = np.array(card_quad((100, 100), (1.0, 0.0), 50))  # the card's top points right
+    assert quad[0] == pytest.approx((100 + 0.5 * 50 * CARD_ASPECT, 75))
+    assert quad[1] == pytest.approx((100 + 0.5 * 50 * CARD_ASPECT, 125))
+
+
+def test_a_big_cards_crop_is_cut_from_a_halved_frame_and_shows_the_same() -> None:
+    """A card 800 px wide is cut from the frame halved twice (blurred, no aliasing): the crop
+    shows what a crop of the frame shrunk by area shows, and a fine stripe pattern comes out
+    grey, not as a false coarse pattern."""
+    import cv2
+
+    frame = np.full((2000, 2000, 3), 255, np.uint8)
+    frame[::2] = 0  # one-pixel stripes: aliasing would show them as bands
+    cv2.putText(frame, "Q", (850, 1150), cv2.FONT_HERSHEY_SIMPLEX, 12, (0, 0, 255), 40)
+    spot = IndexSpot((1000.0, 1000.0), (0.0, -1.0), 800.0, (1200.0, 1300.0), 0.9)
+    (crop,) = crops(frame, [spot], SETTINGS)
+    assert crop.shape == (3, CROP_H, CROP_W)
+    small = cv2.resize(frame, (500, 500), interpolation=cv2.INTER_AREA)
+    expected = cut_index(small, (250.0, 250.0), (0.0, -1.0), 200.0).astype(np.float32) / 255
+    assert float(np.abs(crop.transpose(1, 2, 0) - expected).mean()) < 0.03
+    stripes = crop[:, :8].mean(axis=0)
+    assert float(stripes.std()) < 0.05  # the stripes blurred to an even grey
+
+
+def test_the_runtime_decodes_what_training_encodes() -> None:
+    """The training data's own target maps (`learn.data.compose`, our drawn deck: no Debian
+    art needed) through the finder's decoding and the merge, with the true codes as the
+    reads: every face-up card comes back once, where it lies and as wide as it is, and the
+    face-down card as a back."""
+    from hardware.camera.learn.data import DRAWN, Artwork, Card, compose
+
+    art = Artwork.load([DRAWN], progress=False, variants=False)
+    laid = [Card("QS", (120.0, 150.0), 90.0, 0.0), Card("7H", (300.0, 160.0), 110.0, 30.0),
+            Card("TD", (450.0, 250.0), 70.0, -100.0), Card(None, (200.0, 300.0), 80.0, 10.0)]
+    sample, _ = compose(np.random.default_rng(4), art, (576, 384), laid, [0] * len(laid),
+                        np.eye(3), clutter=False, camera=False)
+    spots, backs = Finder(SETTINGS).spots(sample.maps, 1.0, sample.image.shape)
+    reads = []
+    for spot in spots:
+        card = min(laid, key=lambda c: np.hypot(c.centre[0] - spot.card_centre[0],
+                                                c.centre[1] - spot.card_centre[1]))
+        assert card.code is not None
+        assert np.hypot(card.centre[0] - spot.card_centre[0],
+                        card.centre[1] - spot.card_centre[1]) < 0.1 * card.width
+        assert spot.width == pytest.approx(card.width, rel=0.05)
+        turn = np.deg2rad(card.angle)
+        up = (-np.sin(turn), -np.cos(turn))  # the card's up, turned counter-clockwise
+        assert abs(up[0] * spot.up[0] + up[1] * spot.up[1]) > 0.97
+        reads.append(Read(spot, card.code, 0.99))
+    assert len(spots) >= 6  # both indices of each face-up card
+    found = merge(reads, backs, sample.image.shape, SETTINGS)
+    assert sorted((s.card or "", s.face) for s in found) == [
+        ("", "down"), ("7H", "up"), ("QS", "up"), ("TD", "up")]
+    (down,) = [s for s in found if s.face == "down"]
+    assert np.hypot(down.center[0] - 200, down.center[1] - 300) < 8
