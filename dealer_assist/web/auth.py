@@ -28,6 +28,7 @@ from typing import Protocol
 from urllib.parse import quote, urlsplit
 
 from fastapi import Request
+from fastapi.responses import RedirectResponse
 
 SESSION_COOKIE = "da_session"
 LOGIN_COOKIE = "da_login"
@@ -171,3 +172,29 @@ def cross_site(request: Request) -> str | None:
     if origin == "null" or not given or given.lower() != host.lower():
         return f"this form was sent from another site ({origin[:100]}), not from {host[:100]}"
     return None
+
+
+def secure_cookies(request: Request) -> bool:
+    """Whether the app's cookies are marked Secure (behind HTTPS)."""
+    return bool(request.app.state.settings.secure_cookies)
+
+
+def signed_in(request: Request, account: object, to: str) -> RedirectResponse:
+    """After a good password: a new session, its cookie set, the login form's cookie dropped,
+    and a redirect to `to` (the table's console and the floor service alike)."""
+    session = request.app.state.sessions.create(account)
+    response = RedirectResponse(to, status_code=303)
+    response.set_cookie(SESSION_COOKIE, session.token, httponly=True, samesite="strict",
+                        secure=secure_cookies(request), path="/",
+                        max_age=int(request.app.state.sessions.ttl_s))
+    response.delete_cookie(LOGIN_COOKIE, path="/login")
+    return response
+
+
+def signed_out(request: Request, session: Session, csrf: str) -> RedirectResponse:
+    """Logout: the session dropped (after its CSRF token checks), back to the login form."""
+    check_csrf(session.csrf, csrf)
+    request.app.state.sessions.drop(session.token)
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response

@@ -31,13 +31,15 @@ from dealer_assist.services.live_table import LiveTable, Refused
 from dealer_assist.web import pages
 from dealer_assist.web.auth import (
     LOGIN_COOKIE,
-    SESSION_COOKIE,
     LoginFailed,
     Session,
     check_csrf,
     current_session,
     require,
     safe_next,
+    secure_cookies,
+    signed_in,
+    signed_out,
 )
 from dealer_assist.web.stream import sse
 
@@ -68,10 +70,6 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-def _secure(request: Request) -> bool:
-    return bool(request.app.state.settings.secure_cookies)
-
-
 # ---- login --------------------------------------------------------------------------------
 
 def _login_form(request: Request, next_path: str, error: str | None = None, name: str = "",
@@ -80,7 +78,7 @@ def _login_form(request: Request, next_path: str, error: str | None = None, name
     response = pages.render(request, "login.html", status=status, token=token,
                             next_path=next_path, error=error, name=name)
     response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict",
-                        secure=_secure(request), path="/login", max_age=3600)
+                        secure=secure_cookies(request), path="/login", max_age=3600)
     return response
 
 
@@ -101,22 +99,12 @@ def login(request: Request, name: str = Form(""), password: str = Form(""),
         account = request.app.state.accounts.login(name.strip(), password, client)
     except LoginFailed as e:
         return _login_form(request, next, str(e), name, status=401)
-    session = request.app.state.sessions.create(account)
-    response = RedirectResponse(safe_next(next, account.role), status_code=303)
-    response.set_cookie(SESSION_COOKIE, session.token, httponly=True, samesite="strict",
-                        secure=_secure(request), path="/",
-                        max_age=int(request.app.state.sessions.ttl_s))
-    response.delete_cookie(LOGIN_COOKIE, path="/login")
-    return response
+    return signed_in(request, account, safe_next(next, account.role))
 
 
 @router.post("/logout")
 def logout(request: Request, session: AnyUser, csrf: str = Form("")) -> Response:
-    check_csrf(session.csrf, csrf)
-    request.app.state.sessions.drop(session.token)
-    response = RedirectResponse("/login", status_code=303)
-    response.delete_cookie(SESSION_COOKIE, path="/")
-    return response
+    return signed_out(request, session, csrf)
 
 
 # ---- the review console -------------------------------------------------------------------

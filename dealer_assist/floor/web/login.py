@@ -13,13 +13,15 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from dealer_assist.floor.web import pages
 from dealer_assist.web.auth import (
     LOGIN_COOKIE,
-    SESSION_COOKIE,
     LoginFailed,
     Session,
     check_csrf,
     current_session,
     require,
     safe_next,
+    secure_cookies,
+    signed_in,
+    signed_out,
 )
 
 #: Where each role lands after logging in.
@@ -36,17 +38,13 @@ def _next(next_path: str, role: str) -> str:
     return HOME.get(role, "/login") if chosen == "/" else chosen
 
 
-def _secure(request: Request) -> bool:
-    return bool(request.app.state.settings.secure_cookies)
-
-
 def _form(request: Request, next_path: str, error: str | None = None, name: str = "",
           status: int = 200) -> HTMLResponse:
     token = secrets.token_urlsafe(24)
     response = pages.render(request, "login.html", status=status, token=token,
                             next_path=next_path[:500], error=error, name=name[:64])
     response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict",
-                        secure=_secure(request), path="/login", max_age=3600)
+                        secure=secure_cookies(request), path="/login", max_age=3600)
     return response
 
 
@@ -74,19 +72,9 @@ def login(request: Request, name: str = Form(""), password: str = Form(""),
         account = request.app.state.accounts.login(name.strip(), password, client)
     except LoginFailed as e:
         return _form(request, next, str(e), name, status=401)
-    session = request.app.state.sessions.create(account)
-    response = RedirectResponse(_next(next, account.role), status_code=303)
-    response.set_cookie(SESSION_COOKIE, session.token, httponly=True, samesite="strict",
-                        secure=_secure(request), path="/",
-                        max_age=int(request.app.state.sessions.ttl_s))
-    response.delete_cookie(LOGIN_COOKIE, path="/login")
-    return response
+    return signed_in(request, account, _next(next, account.role))
 
 
 @router.post("/logout")
 def logout(request: Request, session: AnyUser, csrf: str = Form("")) -> Response:
-    check_csrf(session.csrf, csrf)
-    request.app.state.sessions.drop(session.token)
-    response = RedirectResponse("/login", status_code=303)
-    response.delete_cookie(SESSION_COOKIE, path="/")
-    return response
+    return signed_out(request, session, csrf)
