@@ -11,7 +11,10 @@ The tables are shared among `--procs` processes; in each, one thread deals for e
 (a timer heap) and `--workers` threads ship: a table is queued for shipping as soon as it
 appends (no polling; `--window MS` waits that long first, so one batch takes what follows),
 and a table that fails (the store is down) is retried after a pause that grows from 0.25 s
-to 2 s. `--poll SECONDS` runs each table's Shipper in its own thread instead, as the table
+to 2 s. The window (100 ms by default) stands for the shipper's own pace: the table service's
+shipper polls its log every 0.5 s; shipping every event on its own costs one transaction per
+event, and at 500 tables on 2 cores that overhead, not the events, is what fills the machine
+(docs/floor.md, "Catch-up and the benchmark"). `--poll SECONDS` runs each table's Shipper in its own thread instead, as the table
 service does, polling its log every SECONDS.
 
 Without `--dsn` the benchmark starts its own throwaway cluster (initdb, pg_ctl: floor.cluster)
@@ -328,9 +331,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="processes the tables are shared among (default: the CPUs, <= 4)")
     parser.add_argument("--workers", type=int, default=4,
                         help="shipping threads per process (default 4)")
-    parser.add_argument("--window", type=float, default=0.0, metavar="MS",
+    parser.add_argument("--window", type=float, default=100.0, metavar="MS",
                         help="wait this long after a table's first unshipped event before "
-                             "shipping it, so one batch takes what follows (default 0)")
+                             "shipping it, so one batch takes what follows (default 100; "
+                             "counted in the lag. 0: ship each event as it is appended, a "
+                             "transaction per event, which costs the store and the tables "
+                             "more than it saves in lag once the machine is busy)")
     parser.add_argument("--poll", type=float, metavar="SECONDS",
                         help="instead: each Shipper in its own thread, as the table service "
                              "runs it, polling its log every SECONDS")

@@ -18,8 +18,9 @@ line) holding them all:
   (start, model load, one photo), median of 3 runs.
 
 The recognizer of another commit, `--baseline-ref` (default 78bc417, the last commit with the
-hand-tuned pipeline and its built-in model), runs on the same photos and frames in the same
-run, with the same Python: the commit is exported with `git archive` into a temporary folder
+hand-tuned pipeline and its built-in model; a later commit's learned recognizer runs with that
+commit's own model and settings, for a before/after), runs on the same photos and frames in
+the same run, with the same Python: the commit is exported with `git archive` into a temporary folder
 (the repository is not touched; the folder is removed afterwards) and its own recognizer is
 imported from there in a worker process. `--no-baseline` skips it.
 
@@ -79,8 +80,12 @@ import json, sys, time
 import cv2
 import hardware.camera.recognize as r
 print(r.__file__, file=sys.stderr, flush=True)
-from hardware.camera.synth.generic import GENERIC, generic_deck
-recognize = r.Recognizer(generic_deck(progress=False), **GENERIC)
+import importlib.util
+if importlib.util.find_spec("hardware.camera.synth.generic") is not None:  # hand-tuned
+    from hardware.camera.synth.generic import GENERIC, generic_deck
+    recognize = r.Recognizer(generic_deck(progress=False), **GENERIC)
+else:  # a learned recognizer: that commit's own model and settings
+    recognize = r.Recognizer().load()
 cv2.setNumThreads(1)
 for path in sys.stdin:
     image = cv2.imread(path.strip(), cv2.IMREAD_COLOR)
@@ -317,7 +322,7 @@ def main() -> int:
 def _print(figures: dict[str, Any]) -> None:
     whos = [w for w in ("ours", "baseline") if w in figures]
     ref = figures.get("baseline_ref")
-    head = "the learned recognizer" + (f"   |   baseline {ref} (hand-tuned)" if ref else "")
+    head = "the learned recognizer" + (f"   |   baseline {ref}" if ref else "")
     print(f"\n== {head} ==")
     mine = figures["ours"]
     if "real" in mine:

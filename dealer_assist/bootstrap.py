@@ -50,6 +50,7 @@ from dealer_assist.export.keys import (
     checkpoint_signer_from_environment,
     signing_key_from_environment,
 )
+from dealer_assist.floor.checkpoints import table_public_key_from_environment
 from dealer_assist.floor.shipper import DSN_ENV, Shipper
 from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
@@ -253,7 +254,8 @@ def start_shipper(config: TableConfig, closers: list[Callable[[], None]],
     dsn = os.environ.get(DSN_ENV)
     if not dsn:
         return None
-    shipper = Shipper(str(config.database), config.table_id, dsn, decide=decide)
+    shipper = Shipper(str(config.database), config.table_id, dsn, decide=decide,
+                      public_key=table_public_key_from_environment())
     closers.append(shipper.stop)
     return shipper.start()
 

@@ -3,7 +3,9 @@
 Every value printed into the SVG is escaped (`html.escape`, quotes too). Each mark carries
 its data as attributes (`data-label`, `data-value`, `data-code`...) and a `<title>` (the
 tooltip a browser shows), so a test, or a person reading the source, sees what was drawn.
-Words shown in a picture come from `words` (English by default; a page passes its own).
+Words shown in a picture come from `words` (English by default; a page passes its own,
+`translated_words(gettext)`), and a page's titles from `title(gettext, key, ...)`: `WORDS` and
+`TITLES` are message ids of the catalogs (dealer_assist/i18n), a title's `{0}` its values.
 
     bar_chart     one bar per label: flags by hour, flags by dealer, flag rates
     fit_chart     a shoe's Banker / Player / Tie against the exact odds, with X2 and p
@@ -13,11 +15,13 @@ Words shown in a picture come from `words` (English by default; a page passes it
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from html import escape
 from typing import Any
 
+from dealer_assist.charts.data import NO_DEALER
 from dealer_assist.charts.fit import RESULTS, Fit
 
 FONT = "font-family=\"sans-serif\""
@@ -26,7 +30,23 @@ COLOURS = {"banker": "#c0392b", "player": "#1f5fa8", "tie": "#2e8b57", "flag": "
 WORDS = {"banker": "Banker", "player": "Player", "tie": "Tie", "observed": "observed",
          "expected": "expected by the odds", "games": "games", "flags": "flags",
          "decisions": "decisions", "no_p": "too few games for a p-value", "game": "game",
-         "nothing": "nothing to show", "shoe": "shoe"}
+         "nothing": "nothing to show", "shoe": "shoe", NO_DEALER: NO_DEALER,
+         # a decision's action, in the timeline's tooltips (`timeline` shows the code otherwise)
+         "accept": "accept", "correct": "correct", "void": "void", "void_shoe": "void_shoe"}
+#: The pictures' titles on the web pages, `{0}`, `{1}` for their values (`title`).
+TITLES = {"by_hour": "Flags by hour, last {0} h", "by_dealer": "Flags by dealer, last {0} h",
+          "fit": "Shoe {0} against the exact odds", "day": "Table {0}, gaming day {1}",
+          "table_rates": "Flag rate per table, {0}", "dealer_rates": "Flag rate per dealer, {0}"}
+
+
+def translated_words(gettext: Callable[[str], str]) -> dict[str, str]:
+    """`WORDS` in a page's language (`gettext`: web.pages.translator's)."""
+    return {key: gettext(text) for key, text in WORDS.items()}
+
+
+def title(gettext: Callable[[str], str], key: str, *values: Any) -> str:
+    """The title `TITLES[key]` in a page's language, its `{0}`, `{1}` filled with `values`."""
+    return re.sub(r"\{(\d)\}", lambda m: str(values[int(m.group(1))]), gettext(TITLES[key]))
 
 
 def esc(value: Any) -> str:
@@ -156,7 +176,7 @@ def timeline(title: str, start: datetime, end: datetime,
         x = _x(moment, start, end, left, span)
         body.append(f'<rect class="decision" data-action="{esc(action)}" x="{x - 4:.1f}" '
                     f'y="126" width="8" height="8" fill="{COLOURS["decision"]}"><title>'
-                    f'{esc(action)}, {moment:%H:%M:%S}</title></rect>')
+                    f'{esc(w.get(action, action))}, {moment:%H:%M:%S}</title></rect>')
     counts = (f"{len(games)} {w['games']}, {len(flags)} {w['flags']}, "
               f"{len(decisions)} {w['decisions']}")
     body.append(f'<text class="counts" x="{left}" y="186" {FONT} font-size="12">'

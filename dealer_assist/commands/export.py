@@ -11,15 +11,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tqdm import tqdm
 
 from dealer_assist.commands import CommandFailed
-from dealer_assist.config import ConfigError, load_paytables, load_table_config
-from dealer_assist.export.keys import (
-    ENV_SIGNING_KEY,
-    KeyProblem,
-    load_private_key,
-    public_check,
-    signing_key_path,
-)
-from dealer_assist.export.source import parse_when, plan_range
+from dealer_assist.commands.export_options import add_export_options, read_export_options
+from dealer_assist.export.keys import ENV_SIGNING_KEY, public_check
+from dealer_assist.export.source import plan_range
 from dealer_assist.export.writer import LogTampered, write_export
 from dealer_assist.store.log import DEFAULT_CHECKPOINT_EVERY
 from dealer_assist.store.log_range import SqliteLogSource
@@ -64,39 +58,22 @@ def register(subparsers: Any) -> None:
         "export", help="write a signed regulator export of a table's log",
         description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--from", dest="start", required=True, metavar="T1",
-                        help="start of the time range (included)")
-    parser.add_argument("--to", dest="end", required=True, metavar="T2",
-                        help="end of the time range (excluded)")
-    parser.add_argument("--config", type=Path, metavar="FILE",
-                        help="the table's configuration: its time zone and gaming-day start "
-                        "(default: UTC, days from midnight)")
+    add_export_options(parser)
     parser.add_argument("--db", required=True, type=Path, metavar="FILE",
                         help="the table's event log (SQLite file)")
-    parser.add_argument("--out", required=True, type=Path, metavar="FILE.zip",
-                        help="the zip to write (must not exist)")
     parser.add_argument("--table", metavar="ID",
                         help="the table's id (default: the database file name up to its first dot)")
-    parser.add_argument("--signing-key", metavar="FILE",
-                        help=f"the private key (default: the file named by ${ENV_SIGNING_KEY})")
-    parser.add_argument("--paytable", type=Path, default=None, metavar="FILE",
-                        help="pay tables TOML the games are settled with "
-                        "(default: config/paytables.toml)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    given = read_export_options(args)
+    key, paytables = given.key, given.paytables
     try:
-        site = load_table_config(args.config).gaming_day if args.config else None
-        start, end = parse_when(args.start, site), parse_when(args.end, site)
-        key = load_private_key(signing_key_path(args.signing_key))
-        paytables = load_paytables(args.paytable)
         source = SqliteLogSource(args.db)
-        span = plan_range(source, start, end)
-    except (ValueError, KeyProblem, ConfigError, FileNotFoundError, NotAnEventLog) as exc:
+        span = plan_range(source, given.start, given.end)
+    except (ValueError, FileNotFoundError, NotAnEventLog) as exc:
         raise CommandFailed(str(exc)) from None
-    if args.out.exists():
-        raise CommandFailed(f"{args.out} exists: refusing to overwrite an export")
     table = args.table or args.db.name.split(".", 1)[0]
     _check_signed_checkpoints(args.db, key, table)
     bar = tqdm(total=span.events, unit="event", desc="export", file=sys.stderr,

@@ -22,9 +22,12 @@ The central PostgreSQL store that keeps a verified copy of every table's log.
   dealer-assist floor add-reader NAME --role floor|regulator|service --dsn DSN
                                                    a database login: one that only reads, or the
                                                    floor service's own; prints its password once
-  dealer-assist floor add-user NAME --role supervisor|surveillance|regulator --dsn DSN
+  dealer-assist floor add-user NAME --role supervisor|surveillance|regulator [--language th]
                                                    a person who logs in to the floor service
-                                                   (password asked twice, or --password-stdin)
+                                                   (password asked twice, or --password-stdin);
+                                                   the pages' language: en (default), th,
+                                                   zh-Hans or zh-Hant
+  dealer-assist floor user-language NAME LANG      change a floor user's pages' language
   dealer-assist floor serve --dsn DSN [--host 127.0.0.1] [--port 8100]
                                                    the floor service: pit board, pit review
                                                    queue, floor decisions, regulator pages
@@ -61,6 +64,13 @@ def register(subparsers: Any) -> None:
                            "and queue, no decisions; regulator: the regulator's pages")
     user.add_argument("--password-stdin", action="store_true",
                       help="read the password from the first line of standard input")
+    user.add_argument("--language", default="en", metavar="LANG",
+                      help="the language of the user's pages: en, th, zh-Hans or zh-Hant "
+                           "(default en; the pages' header has a chooser, ?lang= previews one)")
+    lang = action("user-language", "change the language of a floor user's pages",
+                  run_user_language)
+    lang.add_argument("name", metavar="NAME", help="the user's name")
+    lang.add_argument("language", metavar="LANG", help="en, th, zh-Hans or zh-Hant")
     serve = action("serve", "run the floor service (pit board, queue, floor decisions)",
                    run_serve)
     serve.add_argument("--host", default="127.0.0.1",
@@ -140,10 +150,15 @@ def run_add_reader(args: argparse.Namespace) -> int:
 
 
 def run_add_user(args: argparse.Namespace) -> int:
+    from dealer_assist import i18n
     from dealer_assist.commands.user import PasswordNotGiven, _password
     from dealer_assist.floor.users import add_user
     from dealer_assist.store.users import UserError
 
+    try:
+        i18n.language(args.language)  # before asking for a password
+    except i18n.UnknownLanguage as e:
+        raise CommandFailed(str(e)) from None
     try:
         password = _password(args.name, args.password_stdin)
     except PasswordNotGiven as e:
@@ -151,10 +166,25 @@ def run_add_user(args: argparse.Namespace) -> int:
 
     def work(conn: Any) -> int:
         try:
-            add_user(conn, args.name, args.role, password)
+            add_user(conn, args.name, args.role, password, language=args.language)
         except UserError as e:
             raise CommandFailed(str(e)) from None
         print(f"floor user {args.name} ({args.role}) added")
+        return 0
+
+    return _run(args, work)
+
+
+def run_user_language(args: argparse.Namespace) -> int:
+    from dealer_assist.floor.users import set_language
+    from dealer_assist.store.users import UserError
+
+    def work(conn: Any) -> int:
+        try:
+            lang = set_language(conn, args.name, args.language)
+        except UserError as e:
+            raise CommandFailed(str(e)) from None
+        print(f"floor user {args.name}: pages in {lang}")
         return 0
 
     return _run(args, work)

@@ -8,12 +8,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
 from dealer_assist.commands import CommandFailed, command
+from dealer_assist.commands.export_options import add_export_options, read_export_options
 
 ENV_DSN = "DEALER_ASSIST_FLOOR_DSN"
 
@@ -22,21 +22,31 @@ Export chosen tables of the floor from FROM to TO, read from the central store, 
 signed with the floor's Ed25519 key, that a regulator checks offline with
 `dealer-assist verify FILE.zip --pubkey FLOOR.pub.pem`:
 
-  tables/<TABLE>.zip  each table's export in the table's own format (events with seq,
-                      prev_hash and hash; games, flags and decisions as CSV; its manifest
-                      with its chain heads at both ends), signed by the floor's key
-  manifest.json       every table's file with its SHA-256, its range, its chain heads and
-                      the central head (the anchor) when the export was written
-  manifest.sig        the Ed25519 signature of manifest.json
+  tables/<TABLE>.zip               each table's export in the table's own format (events
+                                   with seq, prev_hash and hash; games, flags and decisions
+                                   as CSV; its manifest with its chain heads at both ends and
+                                   the checkpoints the table signed), signed by the floor's key
+  tables/<TABLE>.checkpoints.json  the table's public key and the checkpoints the table
+                                   signed over its range, and the first one after it
+  manifest.json                    every table's files with their SHA-256, its key, its range,
+                                   its chain heads and the central head (the anchor)
+  manifest.sig                     the Ed25519 signature of manifest.json
 
 Each table's range is widened to whole shoes, as a table's own export is. Times are ISO 8601
 (2026-11-29, 2026-11-29T06:00Z); FROM is included, TO is not: --from 2026-11-29 --to
 2026-11-30 is that one day. Without --config, days start at midnight UTC and a time without an
-offset is UTC; with --config (a table's), they are that site's gaming days and local times. A table with no event in the range is
-named in the manifest and holds no file. All tables are read in one snapshot of the store.
+offset is UTC; with --config (a table's), they are that site's gaming days and local times.
+A table with no event in the range is named in the manifest and holds no file. All tables
+are read in one snapshot of the store.
 The private key comes from --signing-key or $DEALER_ASSIST_SIGNING_KEY.
-The central store keeps no signed checkpoints of the tables: each table's chain is anchored
-by the central head and the floor's signature (docs/export-format.md, "Floor exports").
+
+Each table's chain is checked by `verify` against the checkpoints the table signed with its
+own key (shipped to the central store and verified there), so it does not rest on the floor's
+key alone. What does (a table with no registered key, the events after a table's last signed
+checkpoint in its range) is named in the manifest's `not_checked` and printed here.
+It refuses (nothing written) a table whose central copy does not match its signed checkpoints,
+or whose signed checkpoints are still catching up with its events after an outage.
+See docs/floor.md, "Floor exports and the tables' signed checkpoints".
 Exit status 0 written, 2 nothing written.
 """
 
@@ -52,22 +62,10 @@ def register_floor_export(floor_subparsers: Any) -> argparse.ArgumentParser:
                      "a signed export of chosen tables over a time range", HELP)
     parser.add_argument("--tables", required=True, metavar="T1,T2",
                         help="the tables, by id, separated by commas (or 'all')")
-    parser.add_argument("--from", dest="start", required=True, metavar="FROM",
-                        help="start of the time range (included)")
-    parser.add_argument("--to", dest="end", required=True, metavar="TO",
-                        help="end of the time range (excluded)")
-    parser.add_argument("--config", type=Path, metavar="FILE",
-                        help="a table's configuration: read days and times on its site's clock "
-                             "(time zone, gaming-day start) instead of UTC")
-    parser.add_argument("--out", required=True, type=Path, metavar="FILE.zip",
-                        help="the zip to write (must not exist)")
+    add_export_options(parser)
     parser.add_argument("--dsn", default=os.environ.get(ENV_DSN),
                         help=f"libpq connection string of a role that reads every table "
                              f"(default: ${ENV_DSN})")
-    parser.add_argument("--signing-key", metavar="FILE",
-                        help="the floor's private key (default: $DEALER_ASSIST_SIGNING_KEY)")
-    parser.add_argument("--paytable", type=Path, metavar="FILE",
-                        help="pay tables TOML the games are settled with (default: the shipped)")
     parser.set_defaults(func=run)
     return parser
 
@@ -75,23 +73,13 @@ def register_floor_export(floor_subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     import psycopg
 
-    from dealer_assist.config import ConfigError, load_paytables, load_table_config
-    from dealer_assist.export.keys import KeyProblem, load_private_key, signing_key_path
-    from dealer_assist.export.source import NothingToExport, parse_when
+    from dealer_assist.export.source import NothingToExport
     from dealer_assist.export.writer import LogTampered
     from dealer_assist.floor.export import known_tables, write_floor_export
 
     if not args.dsn:
         raise CommandFailed(f"name the central store with --dsn or ${ENV_DSN}")
-    try:
-        site = load_table_config(args.config).gaming_day if args.config else None
-        start, end = parse_when(args.start, site), parse_when(args.end, site)
-        key = load_private_key(signing_key_path(args.signing_key))
-        paytables = load_paytables(args.paytable)
-    except (ValueError, KeyProblem, ConfigError, FileNotFoundError) as exc:
-        raise CommandFailed(str(exc)) from None
-    if args.out.exists():
-        raise CommandFailed(f"{args.out} exists: refusing to overwrite an export")
+    given = read_export_options(args)
     try:
         conn = psycopg.connect(args.dsn, connect_timeout=10)
     except psycopg.Error as exc:
@@ -103,8 +91,9 @@ def run(args: argparse.Namespace) -> int:
             tables = [t.strip() for t in args.tables.split(",") if t.strip()]
             if tables == ["all"]:
                 tables = known_tables(conn)
-            written = write_floor_export(conn, tables, start, end, out=args.out, key=key,
-                                         paytables=paytables, progress=bar.update)
+            written = write_floor_export(conn, tables, given.start, given.end, out=args.out,
+                                         key=given.key, paytables=given.paytables,
+                                         progress=bar.update)
         except (ValueError, NothingToExport) as exc:
             raise CommandFailed(str(exc)) from None
         except LogTampered as exc:
@@ -123,6 +112,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {t['table']}: seq {t['range']['first_seq']}..{t['range']['last_seq']}, "
               f"{t['counts']['games']} games, {t['counts']['flags']} flags; chain head seq "
               f"{end_head['seq']} hash {end_head['hash']}")
+        if t.get("table_key"):
+            print(f"    signed checkpoints of the table's key {t['table_key']}")
     if m["tables_without_events"]:
         print(f"  no events in the range: {', '.join(m['tables_without_events'])}")
+    for caveat in m["not_checked"]:
+        print(f"  not checked against a table's key: {caveat}")
     return 0

@@ -15,6 +15,7 @@ from dealer_assist.commands import CommandFailed, command
 
 DEFAULT_OUT = Path("var/vision-model")
 DEFAULT_MINUTES = 100.0  # keep in step with hardware.camera.learn.train.DEFAULT_MINUTES
+READER_ONLY_MINUTES = 20.0  # --reader-only's budget unless --minutes says otherwise
 
 HELP = f"""\
 Train the overhead camera's two networks on randomised synthetic pictures and write
@@ -37,6 +38,16 @@ still make two runs differ in the last bits of the losses.
 card named by its code (AS.png, TH.jpg or 10H.jpg, QS.png, ...; 52 files) and optionally
 back.png, added to the training pictures as one more design. It may improve reading
 that deck; the recognizer reads standard decks without it.
+
+--reader-only --photos DIR (fine-tuning on real photographs): the reader alone learns on,
+from a trained model (--from, default the shipped one), with crops of real photographs
+mixed into its synthetic batches; the finder is copied as it is. DIR holds NAME.jpg
+beside NAME.json, whose "cards" lists the face-up codes the photo shows (as in the
+vision-real-dev set); --take picks photos by name (001-008,012-026,044). The labels say
+which cards lie in a photo, not where: the model's own reads, narrowed to the photo's
+codes and matched one to one, put them on the indices, and only confident matches are
+kept. Train only on photographs you are allowed to tune on, and score the model on
+others (docs/vision.md: half A of vision-real-dev trains, half B is only reported).
 
 To use the result: dealer-assist vision detect IMAGE --model {DEFAULT_OUT}, or copy the
 three files into hardware/camera/model/ to ship them.
@@ -75,6 +86,15 @@ def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
                         "PyTorch down badly)")
     parser.add_argument("--workers", type=int, default=1, metavar="N",
                         help="processes drawing training pictures alongside (default 1)")
+    parser.add_argument("--reader-only", action="store_true",
+                        help="fine-tune the reader alone on --photos (the finder is copied)")
+    parser.add_argument("--photos", type=Path, metavar="DIR",
+                        help="labelled real photographs (NAME.jpg + NAME.json) for --reader-only")
+    parser.add_argument("--take", metavar="NAMES",
+                        help="only these photos of --photos, by name: 001-008,012-026,044")
+    parser.add_argument("--from", dest="base", type=Path, metavar="DIR",
+                        help="--reader-only starts from this model folder (default: the "
+                        "shipped model)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(func=_train)
     return parser
@@ -93,6 +113,8 @@ def _train(args: argparse.Namespace) -> int:
     if args.workers < 0:
         raise CommandFailed("--workers must be 0 or more")
     designs = [d.strip() for d in args.designs.split(",") if d.strip()] if args.designs else None
+    if args.reader_only or args.photos or args.take or args.base:
+        return _fine_tune(args, designs)
     plan = Plan(out=args.out, seed=args.seed, minutes=args.minutes,
                 finder_steps=args.finder_steps or args.steps,
                 reader_steps=args.reader_steps or args.steps, designs=designs,
@@ -116,3 +138,56 @@ def _train(args: argparse.Namespace) -> int:
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
+
+
+def photo_names(spec: str) -> list[str]:
+    """`001-008,012,044` -> ['001', ..., '008', '012', '044'] (a range keeps its zero padding)."""
+    names: list[str] = []
+    for item in (part.strip() for part in spec.split(",")):
+        if not item:
+            continue
+        low, dash, high = item.partition("-")
+        if dash and low.isdigit() and high.isdigit():
+            if int(high) < int(low):
+                raise CommandFailed(f"--take {item}: the range runs backwards")
+            names += [f"{n:0{len(low)}d}" for n in range(int(low), int(high) + 1)]
+        else:
+            names.append(item)
+    if not names:
+        raise CommandFailed("--take names no photo")
+    return names
+
+
+def _fine_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
+    if not (args.reader_only and args.photos):
+        raise CommandFailed("--photos, --take and --from go with --reader-only, and "
+                            "--reader-only needs --photos DIR")
+    if args.faces is not None or args.finder_steps is not None:
+        raise CommandFailed("--reader-only trains the reader alone: no --faces, --finder-steps")
+    try:
+        from hardware.camera.learn.finetune import FineTune, fine_tune
+        from hardware.camera.learn.train import TrainError
+    except ImportError as e:
+        raise CommandFailed(f"training needs PyTorch ({e.name} is missing): "
+                            "pip install -e '.[train]'") from None
+
+    take = photo_names(args.take) if args.take else None
+    minutes = args.minutes if args.minutes != DEFAULT_MINUTES else READER_ONLY_MINUTES
+    plan = FineTune(photos=args.photos, take=take, out=args.out, base=args.base,
+                    seed=args.seed, minutes=minutes, steps=args.reader_steps or args.steps,
+                    designs=designs, threads=args.threads, workers=args.workers,
+                    progress=not args.quiet, log=lambda line: print(line, file=sys.stderr))
+    try:
+        report = fine_tune(plan)["reader_fine_tune"]
+    except TrainError as e:
+        raise CommandFailed(str(e)) from None
+    except OSError as e:
+        raise CommandFailed(f"cannot write the model into {args.out}: {e.strerror}") from None
+    before, after = report["before"], report["after"]
+    print(f"wrote {args.out}/index.onnx (fine-tuned), corners.onnx, report.json in "
+          f"{report['wall_seconds'] / 60:.1f} min; {report['labelled_cards']} cards of "
+          f"{report['listed_cards']} labelled on {len(report['photos'])} photos; reader on "
+          f"those crops {_pct(before['photo_accuracy'])} -> {_pct(after['photo_accuracy'])}, "
+          f"on {report['scored_on']} {_pct(before['held_out']['accuracy'])} -> "
+          f"{_pct(after['held_out']['accuracy'])}")
+    return 0

@@ -3,10 +3,15 @@
 The zip holds, per table with events in the range, that table's export in the table's own
 format (docs/export-format.md: events.jsonl with seq, prev_hash and hash, games.csv,
 decisions.csv, flags.csv, manifest.json and manifest.sig), written by the same writer from the
-central copy of the table's log and signed with the floor's key, as `tables/<TABLE>.zip`; and
-a floor manifest.json listing every table's file with its SHA-256, the table's chain heads at
-both ends of its range and the central head (the anchor) when the export was written, signed
-by the floor's Ed25519 key in manifest.sig. `dealer-assist verify` checks it offline.
+central copy of the table's log and signed with the floor's key, as `tables/<TABLE>.zip`;
+beside it, when the table has a registered key, `tables/<TABLE>.checkpoints.json`: the
+table's public key and the checkpoints the table signed over its range (floor/checkpoints.py),
+so that the table's chain is checked against the table's own key, not only the floor's; and a
+floor manifest.json listing every table's files with their SHA-256, the table's key, its
+chain heads at both ends of its range and the central head (the anchor) when the export was
+written, signed by the floor's Ed25519 key in manifest.sig. `dealer-assist verify` checks it
+offline. Whatever is vouched for by the floor's key only is named in the manifest's
+`not_checked`.
 
 The central store reads through `PgLogSource`, the export's `LogSource` port on the `events`
 table; each table's range is widened to whole shoes exactly as a table's own export is.
@@ -30,6 +35,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.export import manifest as mf
+from dealer_assist.export.floor_verifier import UNSIGNED_TAIL
 from dealer_assist.export.keys import fingerprint
 from dealer_assist.export.source import (
     ExportRange,
@@ -40,16 +46,14 @@ from dealer_assist.export.source import (
     stamp,
 )
 from dealer_assist.export.writer import write_export
+from dealer_assist.floor.checkpoints import export_member, signed_points
 from dealer_assist.store.chain import GENESIS
 
 FORMAT = "dealer-assist-floor-export/1"
 TABLES_DIR = "tables/"
 _CHUNK = 1 << 20
 
-#: What the floor export checks for each table, and what it cannot (the manifest says so too).
-NOT_CHECKED = ("the table's own signed checkpoints: the central store does not carry them, so "
-               "each table's chain is anchored by the central head and the floor's signature "
-               "only")
+CHECKPOINTS_SUFFIX = ".checkpoints.json"
 
 Progress = Callable[[int], None]
 _cursors = itertools.count(1)
@@ -111,7 +115,10 @@ class PgLogSource:
                 yield Record(seq, body, prev_hash, digest)
 
     def checkpoints(self, first: int, last: int) -> list[Point]:
-        return []  # the central store keeps no checkpoints (NOT_CHECKED)
+        """The checkpoints the table signed in first..last (verified at ingest): the table's
+        export lists them, and its chain is checked against them."""
+        return [Point(p.seq, p.hash, p.at) for p in signed_points(self.conn, self.table,
+                                                                    first, last)]
 
 
 @dataclass(frozen=True)
@@ -169,6 +176,7 @@ def _write(conn: psycopg.Connection, tables: list[str], start: datetime, end: da
            created: datetime) -> dict[str, Any]:
     entries: list[dict[str, Any]] = []
     empty: list[str] = []
+    not_checked: list[str] = []
     files: dict[str, dict[str, Any]] = {}
     stamp_at = created.timetuple()[:6]
     with zipfile.ZipFile(partial, "w", zipfile.ZIP_STORED) as zf:
@@ -179,13 +187,24 @@ def _write(conn: psycopg.Connection, tables: list[str], start: datetime, end: da
             except NothingToExport:
                 empty.append(table)
                 continue
+            signed = export_member(conn, table, span.first_seq - 1, span.last_seq)
+            _refuse_if_behind(table, span, signed)
             inner = folder / f"{table}.zip"
             written = write_export(source, span, table=table, out=inner, key=key,
                                    paytables=paytables, progress=progress, now=created)
             name = f"{TABLES_DIR}{table}.zip"
             files[name] = _copy_in(zf, inner, name, stamp_at)
             inner.unlink()
-            entries.append(_entry(conn, table, name, span, written.manifest))
+            entry = _entry(conn, table, name, span, written.manifest)
+            if signed is not None:
+                member = f"{TABLES_DIR}{table}{CHECKPOINTS_SUFFIX}"
+                data = mf.manifest_bytes(signed)
+                zf.writestr(_info(member, stamp_at), data)
+                files[member] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+                entry["signed_checkpoints"] = member
+                entry["table_key"] = signed["public_key"]["fingerprint"]
+            not_checked.extend(_unsigned(table, span, signed))
+            entries.append(entry)
         if not entries:
             raise NothingToExport(f"no chosen table has an event from {stamp(start)} to "
                                   f"{stamp(end)}")
@@ -198,12 +217,45 @@ def _write(conn: psycopg.Connection, tables: list[str], start: datetime, end: da
             "tables_without_events": empty,
             "files": files,
             "signing_key": {"algorithm": "Ed25519", "fingerprint": fingerprint(key.public_key())},
-            "not_checked": [NOT_CHECKED],
+            "not_checked": not_checked,
         }
         data = mf.manifest_bytes(manifest)
         zf.writestr(_info(mf.MANIFEST, stamp_at), data)
         zf.writestr(_info(mf.SIGNATURE, stamp_at), key.sign(data))
     return manifest
+
+
+def _refuse_if_behind(table: str, span: ExportRange, signed: dict[str, Any] | None) -> None:
+    """Refuse (ValueError) a table whose signed checkpoints lag its events by more than a
+    table ever leaves unsigned: its part would not verify (the shipper is catching up)."""
+    if signed is None:
+        return
+    seqs = [p["seq"] for p in signed["checkpoints"]]
+    if any(seq > span.last_seq for seq in seqs):
+        return
+    since = max((seq for seq in seqs if seq >= span.first_seq - 1), default=span.first_seq - 1)
+    if span.last_seq - since > UNSIGNED_TAIL:
+        raise ValueError(f"table {table}'s signed checkpoints in the central store end "
+                         f"{span.last_seq - since} events before its events do (seq {since} of "
+                         f"{span.last_seq}): its shipper is still catching up, or stopped on an "
+                         "alarm; export again once it has caught up")
+
+
+def _unsigned(table: str, span: ExportRange, signed: dict[str, Any] | None) -> list[str]:
+    """What the table's signed checkpoints leave to the floor's key alone, in words."""
+    if signed is None:
+        return [f"table {table}: no key registered, so no signed checkpoint: its chain is "
+                "vouched for by the central head and the floor's signature only"]
+    inside = [p["seq"] for p in signed["checkpoints"]
+              if span.first_seq - 1 <= p["seq"] <= span.last_seq]
+    through = max(inside, default=None)
+    if through is None:
+        return [f"table {table}: no signed checkpoint in seq {span.first_seq - 1}.."
+                f"{span.last_seq}: its chain there is vouched for by the floor's signature only"]
+    if through < span.last_seq:
+        return [f"table {table}: seq {through + 1}..{span.last_seq}, after its last signed "
+                "checkpoint in the range, is vouched for by the floor's signature only"]
+    return []
 
 
 def _entry(conn: psycopg.Connection, table: str, name: str, span: ExportRange,

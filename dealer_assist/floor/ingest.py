@@ -60,22 +60,23 @@ def raise_alarm(conn: psycopg.Connection, table: str, seq: int, found: str) -> I
 
 
 class Ingest:
-    """Stores one table's batches on a connection of that table's role."""
+    """Stores one table's batches on a connection of that table's role. `models`: the table's
+    read-model folder, kept by a caller that reconnects (its machine then survives)."""
 
-    def __init__(self, conn: psycopg.Connection, table: str) -> None:
+    def __init__(self, conn: psycopg.Connection, table: str,
+                 models: FloorModels | None = None) -> None:
         self.conn = conn
         self.table = table
-        self.models = FloorModels(table)
+        self.models = models or FloorModels(table)
 
     def ship(self, records: Sequence[RawRecord], head: ChainHead | None = None) -> Shipped:
         """Store `records` (in seq order) in one transaction, or raise IntegrityAlarm.
         `head`: the central head as the caller last stored it (it saves a round trip; a stale
-        one cannot store a broken chain: the events trigger refuses an INSERT that is not the
-        next link, a psycopg error, after which the caller reads the head again)."""
+        one cannot store a broken chain: the events trigger refuses a statement whose events
+        are not the next links, a psycopg error, after which the caller reads the head again)."""
         try:
             return self._ship(records, head)
         except BaseException:
-            self.models.reset()
             if not self.conn.closed:
                 self.conn.rollback()
             raise
@@ -91,7 +92,7 @@ class Ingest:
             if stored.get(r.seq) != r.hash:
                 raise raise_alarm(conn, table, r.seq, "an event differs from the one stored "
                                   "at this seq (the log was edited, or cut back and re-grown)")
-        new = []
+        before, new = head, []
         for r in records[len(old):]:
             found = _not_next(head, r)
             event = None if found else _event_of(r.body)
@@ -100,14 +101,22 @@ class Ingest:
                                   "with a ts")
             new.append((r, event))
             head = ChainHead(r.seq, r.hash)
-        with conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO events (table_id, seq, ts, type, body, prev_hash, hash) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                [(table, r.seq, e["ts"], str(e.get("type", "")), r.body, r.prev_hash, r.hash)
-                 for r, e in new])
-        self.models.fold(conn, [(r.seq, e) for r, e in new])
-        conn.commit()
+        if new:
+            # one pipeline: the events in one statement (the store checks the chain once for
+            # it), then one statement per read model the batch changes
+            with conn.pipeline():
+                conn.execute(
+                    "INSERT INTO events (table_id, seq, ts, type, body, prev_hash, hash) "
+                    "SELECT %s, * FROM unnest(%b::bigint[], %b::text[], %b::text[], "
+                    "%b::text[], %b::text[], %b::text[])",
+                    (table, [r.seq for r, _ in new], [e["ts"] for _, e in new],
+                     [str(e.get("type", "")) for _, e in new], [r.body for r, _ in new],
+                     [r.prev_hash for r, _ in new], [r.hash for r, _ in new]))
+                self.models.fold(conn, [(r.seq, e) for r, e in new], after=before,
+                                 last_hash=head.hash)
+                conn.commit()
+        else:
+            conn.commit()
         return Shipped(len(new), len(old), head)
 
 

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import psycopg
 
+from dealer_assist.floor.checkpoints import SIGNED_CHECKPOINTS_SQL
+from dealer_assist.floor.users import LANGUAGE_SQL
+
 GROUPS = ("floor_table", "floor_reader", "floor_regulator")
 #: The floor service's own group (migration 5): reads like `floor_reader`, and also the floor's
 #: users and decision requests, which no table role and no plain reader may see.
@@ -247,6 +250,77 @@ CREATE TABLE decisions (
 );
 """ + "\n".join(_policies(name, "INSERT, UPDATE") for name in ("shoes", "decisions"))
 
+#: The dealer of each game: game n of a shoe is named by the `dealer` field of the shoe's nth
+#: `bets_closed` (the table logs it while a dealer is signed in; docs/service.md), NULL for a
+#: game dealt with none. Games stored before this migration get theirs from the stored events.
+_GAME_DEALER = """
+ALTER TABLE games ADD COLUMN dealer text CHECK (length(dealer) BETWEEN 1 AND 64);
+WITH closes AS (
+    SELECT e.table_id, s.shoe_id, s.started_seq, e.body::json ->> 'dealer' AS dealer,
+           row_number() OVER (PARTITION BY e.table_id, s.started_seq ORDER BY e.seq) AS game
+    FROM events e
+    CROSS JOIN LATERAL (SELECT shoe_id, started_seq FROM shoes
+                        WHERE table_id = e.table_id AND started_seq < e.seq
+                        ORDER BY started_seq DESC LIMIT 1) s
+    WHERE e.type = 'bets_closed'
+)
+UPDATE games g SET dealer = c.dealer FROM closes c
+    WHERE g.table_id = c.table_id AND g.shoe_id = c.shoe_id AND g.game = c.game
+      AND g.started_seq > c.started_seq AND length(c.dealer) BETWEEN 1 AND 64;
+CREATE INDEX games_dealer ON games (dealer, table_id) WHERE dealer IS NOT NULL;
+"""
+
+#: Ingest by the batch (docs/floor.md, "How ingest works"): the chain check moves from a trigger
+#: on each row to one on each statement, over the statement's new rows (a transition table):
+#: each table's rows, in seq order, must follow its head (seq + 1, prev_hash = the hash before,
+#: hash = SHA-256 of prev_hash and body), or the whole statement is refused; the head then
+#: moves once. The heads are locked first, so two statements of one table are checked one
+#: after the other. And the `own_table` policies call floor_current_table() once per statement
+#: (a sub-select, planned as an init plan) instead of once per row.
+_CHAIN_BY_STATEMENT = """
+DROP TRIGGER events_next_link ON events;
+DROP FUNCTION events_next_link();
+CREATE FUNCTION events_next_links() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
+DECLARE bad record;
+BEGIN
+    PERFORM 1 FROM table_heads WHERE table_id IN (SELECT table_id FROM new_events)
+        ORDER BY table_id FOR UPDATE;
+    SELECT n.table_id, n.seq INTO bad
+    FROM (SELECT table_id, seq, prev_hash, hash, body,
+                 lag(seq) OVER w AS seq_before, lag(hash) OVER w AS hash_before
+          FROM new_events WINDOW w AS (PARTITION BY table_id ORDER BY seq)) n
+    LEFT JOIN table_heads h ON h.table_id = n.table_id
+    WHERE n.seq <> COALESCE(n.seq_before, h.seq, 0) + 1
+       OR n.prev_hash <> COALESCE(n.hash_before, h.hash, repeat('0', 64))
+       OR n.hash <> encode(sha256(convert_to(n.prev_hash || n.body, 'UTF8')), 'hex')
+    ORDER BY n.table_id, n.seq LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'event % of table % is not the next link of its chain',
+            bad.seq, bad.table_id;
+    END IF;
+    INSERT INTO table_heads (table_id, seq, hash)
+        SELECT DISTINCT ON (table_id) table_id, seq, hash FROM new_events
+        ORDER BY table_id, seq DESC
+        ON CONFLICT (table_id) DO UPDATE SET seq = EXCLUDED.seq, hash = EXCLUDED.hash,
+            at = now();
+    RETURN NULL;
+END $$;
+CREATE TRIGGER events_next_links AFTER INSERT ON events
+    REFERENCING NEW TABLE AS new_events
+    FOR EACH STATEMENT EXECUTE FUNCTION events_next_links();
+DO $$
+DECLARE p record;
+BEGIN
+    FOR p IN SELECT tablename FROM pg_policies
+             WHERE schemaname = 'public' AND policyname = 'own_table' LOOP
+        EXECUTE format('ALTER POLICY own_table ON %I USING (table_id = (SELECT '
+                       'floor_current_table())) WITH CHECK (table_id = (SELECT '
+                       'floor_current_table()))', p.tablename);
+    END LOOP;
+END $$;
+"""
+
 
 #: (number, what it does, SQL). Numbers only grow.
 MIGRATIONS: list[tuple[int, str, str]] = [
@@ -257,6 +331,11 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (5, "floor users and decision requests", _FLOOR_USERS_AND_REQUESTS),
     (6, "notify the floor service of each stored batch and request", _NOTIFY),
     (7, "read models: shoes, decisions, link health, last result", _MORE_READ_MODELS),
+    (8, "read models: the dealer of each game", _GAME_DEALER),
+    (9, "signed checkpoints of the tables", SIGNED_CHECKPOINTS_SQL),
+    (10, "the chain checked once per statement; table policies once per statement",
+     _CHAIN_BY_STATEMENT),
+    (11, "floor users' page language", LANGUAGE_SQL),
 ]
 
 

@@ -6,8 +6,10 @@ session the guard gives (the floor app passes `require("regulator", page=True)`)
 
     GET /regulator                  every table (head, shoes, games, open flags, alarms), the
                                     days with games, the export form
-    GET /regulator/days/{day}       that UTC day's games across tables, with their flags
-    GET /regulator/flags            flags (?table=), newest first, with their decisions; alarms
+    GET /regulator/days/{day}       that UTC day's games across tables, with their dealers and
+                                    flags
+    GET /regulator/flags            flags (?table=), newest first, with their game's dealer and
+                                    their decisions; alarms
     GET /regulator/export.zip       ?tables=T1&tables=T2&from=DAY&to=DAY: the floor export
                                     (floor/export.py), signed with the key that
                                     DEALER_ASSIST_SIGNING_KEY names; `to` is the last day included
@@ -74,13 +76,15 @@ def floor_regulator_router(pool: ConnectionPool, guard: Callable[[Request], Any]
         start = when.isoformat()
         end = (when + timedelta(days=1)).isoformat()
         with pool.connection() as conn:
-            games = _rows(conn, "SELECT g.table_id, g.shoe_id, g.game, g.started_ts, g.winner, "
+            games = _rows(conn, "SELECT g.table_id, g.shoe_id, g.game, g.dealer, g.started_ts, "
+                          "g.winner, "
                           "g.completed_seq IS NOT NULL, (SELECT string_agg(f.code, ', ' "
                           "ORDER BY f.seq) FROM flags f WHERE f.table_id = g.table_id AND "
                           "f.shoe_id = g.shoe_id AND f.game = g.game) FROM games g "
                           "WHERE g.started_ts >= %s AND g.started_ts < %s "
                           "ORDER BY g.table_id, g.started_seq LIMIT %s",
-                          ("table", "shoe", "game", "started", "winner", "complete", "flags"),
+                          ("table", "shoe", "game", "dealer", "started", "winner", "complete",
+                           "flags"),
                           (start, end, LIMIT * 10))
         return render(request, "regulator/day.html", who, day=when, games=games,
                       limit=LIMIT * 10, prev=when - timedelta(days=1),
@@ -89,14 +93,17 @@ def floor_regulator_router(pool: ConnectionPool, guard: Callable[[Request], Any]
     @router.get("/flags")
     def flags_page(request: Request, table: str = "", who: Any = who_is) -> HTMLResponse:
         with pool.connection() as conn:
-            flags = _rows(conn, "SELECT f.table_id, f.seq, e.ts, f.shoe_id, f.game, f.code, "
-                          "f.severity, f.detail, d.seq, d.action, d.by, d.reason FROM flags f "
-                          "JOIN events e ON e.table_id = f.table_id AND e.seq = f.seq "
+            flags = _rows(conn, "SELECT f.table_id, f.seq, e.ts, f.shoe_id, f.game, g.dealer, "
+                          "f.code, f.severity, f.detail, d.seq, d.action, d.by, d.reason "
+                          "FROM flags f JOIN events e ON e.table_id = f.table_id AND e.seq = f.seq "
+                          "LEFT JOIN games g ON g.table_id = f.table_id AND g.shoe_id = f.shoe_id "
+                          "AND g.game = f.game "
                           "LEFT JOIN decisions d ON d.table_id = f.table_id "
                           "AND d.seq = f.decided_seq WHERE (%s = '' OR f.table_id = %s) "
                           "ORDER BY e.ts DESC, f.seq DESC LIMIT %s",
-                          ("table", "seq", "ts", "shoe", "game", "code", "severity", "detail",
-                           "decided_seq", "action", "by", "reason"), (table, table, LIMIT))
+                          ("table", "seq", "ts", "shoe", "game", "dealer", "code", "severity",
+                           "detail", "decided_seq", "action", "by", "reason"),
+                          (table, table, LIMIT))
             alarms = [{**a, "at": _utc(a["at"])} for a in _rows(
                 conn, "SELECT table_id, seq, found, at FROM integrity_alarms "
                 "WHERE (%s = '' OR table_id = %s) ORDER BY id DESC LIMIT %s",

@@ -15,6 +15,11 @@ A request's status:
     done             the decision event is in the central copy of the table's log
     refused          the table refused it (the answer says why: a correction the rules refuse...)
     already_decided  the game was decided at the table first: not recorded twice
+
+"Already decided" is checked twice: against the central copy (what has shipped), then by the
+live table itself, which checks and appends under its lock (services/decisions.py), so a
+decision taken at the table's console a few milliseconds before, not shipped yet, is not
+recorded a second time either.
 """
 
 from __future__ import annotations
@@ -40,7 +45,9 @@ STATUS_TEXT = {
 OPEN = ("waiting", "recorded")
 
 #: The live table's `decide(by, game, action, reason, *, shoe_id, player, banker) -> seq`;
-#: it raises ValueError (services.live_table.Refused) with the reason it refuses.
+#: it raises ValueError (services.live_table.Refused) with the reason it refuses, one with a
+#: `decided` attribute, (seq, by, reason) of the decision that settles the game, when the
+#: game is already decided (services.live_table.AlreadyDecided).
 Decide = Callable[..., int]
 
 
@@ -193,17 +200,32 @@ def take_requests(conn: psycopg.Connection, table: str, decide: Decide) -> int:
                              (request.id,))
                 conn.commit()
             else:
-                answer(conn, request.id, "already_decided",
-                       f"already decided at the table by {by} (seq {seq}): {reason}")
+                _already_decided(conn, request, done)
             continue
         try:
             seq = decide(request.by, request.game, request.action, request.reason,
                          shoe_id=request.shoe_id, player=list(request.player),
                          banker=list(request.banker))
         except ValueError as e:
-            answer(conn, request.id, "refused", str(e))
+            prior = getattr(e, "decided", None)  # decided at the table, not shipped yet
+            if prior is None:
+                answer(conn, request.id, "refused", str(e))
+            elif prior[0] is not None and (prior[1], prior[2]) == (request.by, request.reason):
+                # ours, recorded before the answer was lost: it ships and is marked done
+                answer(conn, request.id, "recorded", f"recorded at seq {prior[0]}; shipping",
+                       prior[0])
+            else:
+                _already_decided(conn, request, prior)
             continue
         answer(conn, request.id, "recorded", f"recorded at seq {seq}; shipping", seq)
         recorded += 1
     conn.commit()
     return recorded
+
+
+def _already_decided(conn: psycopg.Connection, request: DecisionRequest,
+                     prior: tuple[int | None, str | None, str | None]) -> None:
+    seq, by, reason = prior
+    text = "already decided at the table" if seq is None else (
+        f"already decided at the table by {by} (seq {seq}): {reason}")
+    answer(conn, request.id, "already_decided", text)

@@ -4,7 +4,11 @@ The table only ever appends to its own SQLite log; the shipper reads that log on
 connections after the central head, sends batches, and never makes the table wait. It asks
 the central store for its head when it starts and after every error, so restarting it or
 re-sending never duplicates an event. On an outage it retries with growing pauses and catches
-up by itself. `lag()` says how far behind the local log's head the central copy is.
+up by itself, in batches of up to `catch_up` events while it is more than a batch behind
+(docs/floor.md, "How ingest works"). Its read models' table machine outlives a connection, so
+after an outage the first batch does not replay the shoe from the central store (the machine
+is used only when it stands exactly after the central head). `lag()` says how far behind the
+local log's head the central copy is.
 
 Given `decide` (the live table's `decide`), the shipper also takes the floor's decision
 requests for its own table (floor/requests.py): after each round of shipping, each waiting
@@ -23,8 +27,11 @@ from datetime import datetime
 from itertools import islice
 
 import psycopg
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from dealer_assist.floor.checkpoints import CheckpointShipper
 from dealer_assist.floor.ingest import Ingest, IntegrityAlarm, central_head, raise_alarm
+from dealer_assist.floor.read_models import FloorModels
 from dealer_assist.floor.requests import Decide, take_requests
 from dealer_assist.store.chain import ChainHead, RawRecord
 from dealer_assist.store.sqlite_log import SqliteEventReader
@@ -51,11 +58,15 @@ class Shipper:
     """Ships one table's log at `log_path` to the central store at `dsn` (the table's role)."""
 
     def __init__(self, log_path: str, table: str, dsn: str, *, batch: int = 500,
-                 idle: float = 0.5, backoff: tuple[float, float] = (0.5, 5.0),
-                 decide: Decide | None = None) -> None:
+                 catch_up: int = 5000, idle: float = 0.5, backoff: tuple[float, float] = (0.5, 5.0),
+                 decide: Decide | None = None,
+                 public_key: Ed25519PublicKey | None = None) -> None:
         self.reader = SqliteEventReader(log_path)
+        self.checkpoints = CheckpointShipper(log_path, table, public_key) if public_key else None
         self.decide = decide
         self.table, self.dsn, self.batch, self.idle = table, dsn, batch, idle
+        self.catch_up = max(catch_up, batch)
+        self._models = FloorModels(table)
         self.backoff = backoff
         self._down = False
         self._conn: psycopg.Connection | None = None
@@ -90,23 +101,25 @@ class Shipper:
         The thread calls it in a loop; a caller without the thread may call it itself."""
         ingest = self._ingest or self._open()
         head = self._shipped
-        local = self.reader.head()
-        if local.seq < head.seq:
-            raise raise_alarm(ingest.conn, self.table, local.seq + 1, "the table's log ends "
-                              f"at seq {local.seq}, before the central head {head.seq} "
-                              "(it was cut back)")
-        sent = 0
+        sent, read = 0, 0
         # The first batch after connecting re-sends the central head itself: a log re-grown to
         # the same length is caught there (later ones chain to it, or are caught by the next
         # event, whose prev_hash is not the stored head's hash).
         after = max(head.seq - 1, 0) if self._resend_head else head.seq
-        if after == local.seq:
-            return 0
         with _records_after(self.reader, after) as records:
-            while chunk := list(islice(records, self.batch)):
+            size = self.batch
+            while chunk := list(islice(records, size)):
+                read += len(chunk)
                 done = ingest.ship(chunk, self._shipped)
                 self._shipped, sent = done.head, sent + done.stored
                 self._resend_head = False
+                size = self.catch_up  # more than a batch was waiting: behind, catching up
+        if not read:  # nothing after the head: is the log shorter than the central copy?
+            local = self.reader.head()
+            if local.seq < head.seq:
+                raise raise_alarm(ingest.conn, self.table, local.seq + 1, "the table's log "
+                                  f"ends at seq {local.seq}, before the central head "
+                                  f"{head.seq} (it was cut back)")
         return sent
 
     def take_requests(self) -> int:
@@ -117,9 +130,17 @@ class Shipper:
         ingest = self._ingest or self._open()
         return take_requests(ingest.conn, self.table, self.decide)
 
+    def ship_checkpoints(self) -> int:
+        """Ship the table's signed checkpoints the central store lacks, with its public key
+        (floor/checkpoints.py); the number stored. The thread calls it after each round."""
+        if self.checkpoints is None:
+            return 0
+        ingest = self._ingest or self._open()
+        return self.checkpoints.ship(ingest.conn, self._shipped)
+
     def _open(self) -> Ingest:
         self._conn = psycopg.connect(self.dsn, connect_timeout=5)
-        self._ingest = Ingest(self._conn, self.table)
+        self._ingest = Ingest(self._conn, self.table, self._models)
         self._shipped = central_head(self._conn, self.table)
         self._resend_head = True
         return self._ingest
@@ -141,6 +162,7 @@ class Shipper:
                 self.ship_once()
                 if self.take_requests():
                     self.ship_once()  # the decisions just recorded go back at once
+                self.ship_checkpoints()
                 if self._down:
                     log.info("central store reachable again; shipping up to seq %d",
                              self._shipped.seq)

@@ -11,18 +11,46 @@ refusal, while the operator's log tells them apart.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import psycopg
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from dealer_assist import i18n
 from dealer_assist.store.users import MIN_PASSWORD_LENGTH, NAME_PATTERN, UserError
 
 ROLES = ("supervisor", "surveillance", "regulator")
 
+#: The floor users' page language (a migration in floor/migrations.py): each user's pages speak
+#: it unless `?lang=` previews another; the floor service may change it (the header's chooser).
+LANGUAGE_SQL = """
+ALTER TABLE floor_users ADD COLUMN language text NOT NULL DEFAULT 'en'
+    CHECK (language IN ('en', 'th', 'zh_Hans', 'zh_Hant'));
+GRANT UPDATE (language) ON floor_users TO floor_service;
+"""
+
+
+class Login(NamedTuple):
+    """What a login check found: the role and page language when it passed (role None when
+    refused) and why (ok, unknown_user, wrong_password, disabled)."""
+
+    role: str | None
+    reason: str
+    language: str = i18n.SOURCE
+
+
+def _language(lang: str) -> str:
+    try:
+        return i18n.language(lang)
+    except i18n.UnknownLanguage as e:
+        raise UserError(str(e)) from None
+
 
 def add_user(conn: psycopg.Connection, name: str, role: str, password: str,
-             hasher: PasswordHasher | None = None) -> None:
-    """A new floor user; UserError says why one is refused (name, role, password, taken)."""
+             hasher: PasswordHasher | None = None, language: str = i18n.SOURCE) -> None:
+    """A new floor user whose pages speak `language` (en, th, zh-Hans, zh-Hant); UserError says
+    why one is refused (name, role, password, language, taken)."""
     if not NAME_PATTERN.fullmatch(name):
         raise UserError(f"user name {name!r}: letters, digits, '.', '_' or '-', at most 64, "
                         "starting with a letter or digit")
@@ -32,36 +60,49 @@ def add_user(conn: psycopg.Connection, name: str, role: str, password: str,
         raise UserError(f"a password has at least {MIN_PASSWORD_LENGTH} characters")
     if password.strip().casefold() == name.casefold():
         raise UserError("a password must not be the user's name")
+    lang = _language(language)
     digest = (hasher or PasswordHasher()).hash(password)
     try:
         with conn.transaction():
-            conn.execute("INSERT INTO floor_users (name, role, password_hash) VALUES (%s, %s, %s)",
-                         (name, role, digest))
+            conn.execute("INSERT INTO floor_users (name, role, password_hash, language) "
+                         "VALUES (%s, %s, %s, %s)", (name, role, digest, lang))
     except psycopg.errors.UniqueViolation:
         raise UserError(f"user {name!r} exists already") from None
 
 
+def set_language(conn: psycopg.Connection, name: str, language: str) -> str:
+    """Change `name`'s page language; the shipped language it is kept as. UserError when the
+    user or the language is unknown."""
+    lang = _language(language)
+    with conn.transaction():
+        found = conn.execute("UPDATE floor_users SET language = %s WHERE name = %s",
+                             (lang, name[:64])).rowcount
+    if not found:
+        raise UserError(f"no floor user {name[:64]!r}")
+    return lang
+
+
 def check_login(conn: psycopg.Connection, name: str, password: str, hasher: PasswordHasher,
-                dummy: str) -> tuple[str | None, str]:
-    """(role, "ok") when `password` is `name`'s and the account is open; else (None, why:
-    unknown_user, wrong_password, disabled). `dummy`: a hash to check an unknown name against,
-    so that it costs the same work as a real one."""
-    row = conn.execute("SELECT role, password_hash, disabled FROM floor_users WHERE name = %s",
-                       (name[:64],)).fetchone()
+                dummy: str) -> Login:
+    """Login(role, "ok", language) when `password` is `name`'s and the account is open; else
+    Login(None, why). `dummy`: a hash to check an unknown name against, so that it costs the
+    same work as a real one."""
+    row = conn.execute("SELECT role, password_hash, disabled, language FROM floor_users "
+                       "WHERE name = %s", (name[:64],)).fetchone()
     if row is None:
         _matches(hasher, dummy, password)
-        return None, "unknown_user"
-    role, digest, disabled = row
+        return Login(None, "unknown_user")
+    role, digest, disabled, language = row
     if not _matches(hasher, digest, password):
         conn.execute("UPDATE floor_users SET failed_logins = failed_logins + 1 WHERE name = %s",
                      (name,))
-        return None, "wrong_password"
+        return Login(None, "wrong_password")
     if disabled:
-        return None, "disabled"
+        return Login(None, "disabled")
     new = hasher.hash(password) if hasher.check_needs_rehash(digest) else digest
     conn.execute("UPDATE floor_users SET failed_logins = 0, password_hash = %s WHERE name = %s",
                  (new, name))
-    return str(role), "ok"
+    return Login(str(role), "ok", str(language))
 
 
 def _matches(hasher: PasswordHasher, digest: str, password: str) -> bool:

@@ -12,7 +12,9 @@ used, so nothing needs compiling at install (`make run` works on a fresh checkou
 
 Extraction (`babel.cfg` here) collects the ids from the templates and scripts; the flags'
 rule texts (`domain.flags.FLAGS`) and the display's server texts are ids as well
-(`tests/i18n` checks that every one is translated).
+(`tests/i18n` checks that every one is translated). Texts with facts in them (a flag's detail,
+a proposed correction, a link's reason, a refusal: `details.py`) stay English where they are
+recorded and are translated when shown, by `say`: their id's pattern, their fillings in turn.
 """
 
 from __future__ import annotations
@@ -109,28 +111,38 @@ def gettext(lang: str, message: str) -> str:
 def _patterns(lang: str) -> list[tuple[re.Pattern[str], str]]:
     """The ids with `{0}`, `{1}` as patterns, the longest fixed text first."""
     found = [(re.compile("^" + re.sub(r"\\\{(\d)\\\}", "(.+?)", re.escape(i)) + "$"), i)
-             for i in messages(language(lang)) if "{0}" in i]
+             for i in messages(language(lang)) if "{0}" in i and re.sub(r"\{\d\}", "", i)]
     return sorted(found, key=lambda p: -len(re.sub(r"\{\d\}", "", p[1])))
 
 
 def say(lang: str, text: str) -> str:
     """A server text in `lang`: its translation, or that of the id whose `{0}`, `{1}` it fills
-    ("Banker wins 7 to 5" by "Banker wins {0} to {1}"), each filling translated if it is an id
-    (a list of them joined by ", "). As the display's script does."""
-    table = messages(language(lang))
+    ("Banker wins 7 to 5" by "Banker wins {0} to {1}"), each filling said in `lang` in turn (an
+    id, a text with a pattern of its own, or a list of them joined by ", "). As the display's
+    script does. A text no id matches is left as it is."""
+    lang = language(lang)
+    table = messages(lang)
     if text in table:
         return table[text]
     for pattern, msgid in _patterns(lang):
         hit = pattern.match(text)
         if hit:
-            return _fill(table, table[msgid], hit.groups())
+            return _fill(lang, table[msgid], hit.groups())
     return text
 
 
-def _fill(table: dict[str, str], translation: str, fillings: tuple[str, ...]) -> str:
+def _fill(lang: str, translation: str, fillings: tuple[str, ...]) -> str:
+    table = messages(lang)
     sep = table.get(", ", ", ")
-    return re.sub(r"\{(\d)\}", lambda m: sep.join(
-        table.get(part, part) for part in fillings[int(m.group(1))].split(", ")), translation)
+
+    def filled(part: str) -> str:
+        if part in table:
+            return table[part]
+        if ", " in part:  # a list: each of its items
+            return sep.join(say(lang, each) for each in part.split(", "))
+        return say(lang, part)  # a filling is shorter than its text: this ends
+
+    return re.sub(r"\{(\d)\}", lambda m: filled(fillings[int(m.group(1))]), translation)
 
 
 def ids() -> list[str]:

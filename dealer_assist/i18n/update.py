@@ -1,12 +1,14 @@
 """Add new message ids to every catalog: `python -m dealer_assist.i18n.update`.
 
-The ids are the templates' `_()` texts (extracted as `babel.cfg` says) and the texts the server
-or the scripts show that no template holds: the flags' rules, the display's texts (the next
-action, shoe states, links, bets), the console script's texts, the review's actions, the
-words drawn in the pictures (charts.svg.WORDS). An id new
-to a catalog is added untranslated (English keeps the id as it is); existing translations are
-kept and no id is removed. `tests/i18n` then fails, naming each id a language lacks, until a
-translator fills it in.
+The ids are the templates' `_()` texts, the table's and the floor's (extracted as `babel.cfg`
+says), and the texts the server or the scripts show that no template holds: the flags' rules,
+the display's texts (the next action, shoe states, links, bets), the console's and the pit's
+script texts, the review's actions, the floor requests' states, the words and titles drawn in
+the pictures (charts.svg.WORDS, TITLES), the flags' details, the proposed corrections, the
+links' reasons and the pages' refusals (i18n/details.py). An id new to a catalog is added
+untranslated (English keeps the id as it is); existing translations are kept and no id is
+removed. `tests/i18n` then fails, naming each id a language lacks, until a translator fills it
+in.
 """
 
 from __future__ import annotations
@@ -20,27 +22,35 @@ from babel.messages.pofile import read_po, write_po
 
 from dealer_assist import i18n
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "web" / "templates"
+PACKAGE = Path(__file__).resolve().parents[1]
+#: The table's pages and the floor's (babel.cfg names the same folders).
+TEMPLATES = (PACKAGE / "web" / "templates", PACKAGE / "floor" / "templates")
 _FORMAT = re.compile(r"%\(\w+\)s")
 
 
 def template_ids() -> list[str]:
-    found = extract_from_dir(str(TEMPLATES), method_map=[("**.html", "jinja2")],
-                             options_map={"**.html": {"extensions": "jinja2.ext.i18n"}})
-    return list(dict.fromkeys(m for _, _, m, _, _ in found if isinstance(m, str)))
+    found = [m for folder in TEMPLATES if folder.is_dir()
+             for _, _, m, _, _ in extract_from_dir(
+                 str(folder), method_map=[("**.html", "jinja2")],
+                 options_map={"**.html": {"extensions": "jinja2.ext.i18n"}})]
+    return list(dict.fromkeys(m for m in found if isinstance(m, str)))
 
 
 def server_ids() -> list[str]:
     """The texts shown that are not in a template (imported here only: this is a tool)."""
-    from dealer_assist.charts.svg import WORDS
+    from dealer_assist.charts.svg import TITLES, WORDS
     from dealer_assist.domain.flags import FLAGS
+    from dealer_assist.floor.requests import STATUS_TEXT
+    from dealer_assist.floor.web.pages import SCRIPT_TEXTS as FLOOR_SCRIPT_TEXTS
+    from dealer_assist.i18n import details
     from dealer_assist.services.public_view import LINK_WORDS
     from dealer_assist.web.display import DISPLAY_TEXTS
     from dealer_assist.web.pages import ACTIONS, SCRIPT_TEXTS
 
     return list(dict.fromkeys([*(f.rule for f in FLAGS.values()), *DISPLAY_TEXTS,
                                *SCRIPT_TEXTS, *ACTIONS.values(), *LINK_WORDS.values(),
-                               *WORDS.values()]))
+                               *WORDS.values(), *TITLES.values(), *details.ids(),
+                               *FLOOR_SCRIPT_TEXTS, *STATUS_TEXT.values()]))
 
 
 def needed_ids() -> list[str]:

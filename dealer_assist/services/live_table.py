@@ -27,18 +27,15 @@ third cards the rules give, no more, no fewer. Link status (shoe, camera) lives 
 each change also logged as a `link_status` event; after a restart a link is `unknown` until
 it reports.
 
-The supervisor's history is a read model kept as decisions are applied (replayed on start,
-then as they are appended), never read back from the log.
+One decision per flagged game: `decide` checks that the game is not already decided and
+appends under the one lock, so of a console's and a floor request's decision on one game that
+arrive together exactly one is recorded; the other is `AlreadyDecided`. The supervisor's
+history is a read model kept as decisions are applied (services/decisions.py).
 
-The dealer on every game. A dealer signs in on the dealer's page (`sign_in`) and is relieved
-when the next dealer signs in or at a sign-out (`sign_out`). Every `bets_closed` the table
-logs while a dealer is signed in carries that dealer (`"dealer": "D-12"`, a field the trace
-contract lets the product add): game n of a shoe starts at its nth `bets_closed`, so the game's
-dealer is written in the very event that starts it. `dealers` keeps, per shoe, the dealer of
-each game as its `bets_closed` came (replayed on start; in the snapshots); `dealt_games` lists
-them (a shift, a run of games by one dealer, is charts.data's). After a restart the dealer of
-the last game is taken to be at the table until relieved, since the start of that dealer's
-stint's first game (docs/service.md).
+The dealer on every game (services/dealer_duty.py, which the live table owns): a dealer signs
+in (`sign_in`) and is relieved by the next sign-in or a sign-out (`sign_out`); every
+`bets_closed` logged meanwhile names that dealer; `dealt_games` lists each game's dealer (a
+shift, a run of games by one dealer, is charts.data's).
 
 This module knows no store, web or hardware: the log is anything with `append` and `replay`
 (see `TableLog`), the snapshots anything like `Snapshots`; bootstrap wires the real ones in.
@@ -67,8 +64,10 @@ from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.report import shoe_view
 from dealer_assist.domain.rules import HandError, check_hand
-from dealer_assist.domain.table import NO_SHOE, TableMachine
+from dealer_assist.domain.table import TableMachine
 from dealer_assist.services import public_view as views
+from dealer_assist.services.dealer_duty import MAX_NAME, DealerDuty
+from dealer_assist.services.decisions import Decisions, ReviewCounts
 from dealer_assist.services.replay_progress import ReplayProgress
 from dealer_assist.services.snapshots import Snapshots, SnapshotWriter
 from dealer_assist.services.table_state import (
@@ -81,7 +80,6 @@ from dealer_assist.services.table_state import (
 
 _log = logging.getLogger(__name__)
 MAX_REASON = 500
-HAND = ("player", "banker")
 
 
 class TableLog(Protocol):
@@ -106,6 +104,21 @@ def _kind(obj: Mapping[str, Any]) -> str:
 
 class Refused(ValueError):
     """An observation or a decision the table does not take; nothing was logged."""
+
+
+class AlreadyDecided(Refused):
+    """A decision on a game that another decision already settles (services/decisions.py);
+    `decided` is that decision's (seq, by, reason), as floor/requests.py reads it."""
+
+    def __init__(self, shoe_id: str, game: int, prior: Mapping[str, Any]) -> None:
+        self.decided = (prior["seq"], prior["by"], prior["reason"])
+        if prior["seq"] is None:
+            text = f"game {game} of shoe {_plain(shoe_id)} is already decided"
+        else:
+            text = (f"game {game} of shoe {_plain(shoe_id)} is already decided: "
+                    f"{prior['action']} by {_plain(prior['by'])} (seq {prior['seq']}): "
+                    f"{prior['reason']}")
+        super().__init__(text)
 
 
 #: Watches each applied event; returns events to record (without `ts`), e.g. side-bet alerts.
@@ -159,7 +172,7 @@ class LiveTable:
         #: Side-bet alerts of the log (supervisors only), with the shoe they came in.
         self.alerts: list[dict[str, Any]] = []
         #: The decisions of the log, oldest first: the supervisor's history, kept as they come.
-        self._decisions: list[dict[str, Any]] = []
+        self.decisions = Decisions()
         self._last_public: dict[str, Any] | None = None
         self._last_key = ""
         #: The seq of the current shoe's new_shoe (None between shoes).
@@ -168,14 +181,12 @@ class LiveTable:
         self._key = settings_key(table_id, house, paytables)
         self._writer = SnapshotWriter(snapshots, self._key) if snapshots else None
         self._blobs = ShoeBlobs()
+        self._counts = ReviewCounts()
         self._snapshot_every = snapshot_every
         self._since_snapshot = 0
         self._snapshot_due = False
-        #: Per shoe of the machine (same index), the dealer of each game, by its bets_closed.
-        self.dealers: list[list[str | None]] = []
-        #: The dealer at the table now, and since when (the time of the sign-in).
-        self.dealer: str | None = None
-        self.dealer_since: str | None = None
+        #: The dealer of every game and the dealer at the table now.
+        self.duty = DealerDuty()
         #: How the start-up went: "N events replayed", or from which snapshot.
         self.started = ""
         self._rebuild()
@@ -213,7 +224,7 @@ class LiveTable:
                     self._apply(_logged(seq, obj), seq, obj, replaying=True)
                     progress.step()
             self.started = f"snapshot at seq {loaded.seq}, {todo} events replayed"
-        self.dealer_since = self._shift_start()
+        self.duty.resume(self.machine)
         self._last_public = self._public()
         self._last_key = self._review_state()[1]
         self._since_snapshot = 0
@@ -225,9 +236,8 @@ class LiveTable:
         state, blobs = loaded
         self.machine = state.machine()
         self.seq, self._shoe_seq = state.seq, state.shoe_seq
-        self.alerts, self._decisions = state.alerts, state.decisions
-        self.dealers = [list(d) for d in state.dealers]
-        self.dealer = state.dealer
+        self.alerts, self.decisions = state.alerts, Decisions(state.decisions)
+        self.duty.restore(state.dealers, state.dealer)
         self._blobs.keep(blobs)
 
     # ---- snapshots ------------------------------------------------------------------------
@@ -237,10 +247,12 @@ class LiveTable:
             return
         self._snapshot_due, self._since_snapshot = False, 0
         machine = self.machine
+        dealers, dealer = self.duty.captured()
         self._writer.submit(Captured(
-            self.seq, self._shoe_seq, machine.phase, self._blobs.capture(machine.shoes),
-            list(machine.problems), machine.events_applied, list(self.alerts),
-            list(self._decisions), [list(d) for d in self.dealers], self.dealer))
+            seq=self.seq, shoe_seq=self._shoe_seq, phase=machine.phase,
+            shoes=self._blobs.capture(machine.shoes), problems=list(machine.problems),
+            events_applied=machine.events_applied, alerts=list(self.alerts),
+            decisions=list(self.decisions.rows), dealers=dealers, dealer=dealer))
 
     def flush_snapshots(self) -> None:
         """Wait until the snapshots handed to the writer are written (tests, benchmarks)."""
@@ -268,12 +280,11 @@ class LiveTable:
     def _record(self, obj: dict[str, Any], run_watchers: bool) -> int:
         obj.setdefault("ts", self._clock())
         if obj.get("type") == "bets_closed":
-            if "dealer" not in obj:
-                if self.dealer:
-                    obj["dealer"] = self.dealer  # the game this starts names its dealer
-            elif not (isinstance(obj["dealer"], str) and 0 < len(obj["dealer"].strip()) <= 64):
+            if "dealer" in obj and not (isinstance(obj["dealer"], str)
+                                        and 0 < len(obj["dealer"].strip()) <= MAX_NAME):
                 raise Refused(f"bets_closed refused: field 'dealer' must be a dealer's name "
-                              f"(1 to 64 characters), got {shown(obj['dealer'])}")
+                              f"(1 to {MAX_NAME} characters), got {shown(obj['dealer'])}")
+            self.duty.stamp(obj)  # the game this starts names its dealer
         if obj.get("type") == "new_shoe" and "shoe_id" not in obj:
             obj.update(self._shoe_settings(obj["ts"]))
         try:
@@ -307,12 +318,12 @@ class LiveTable:
         machine.apply(event)
         self._changed(event, seq, obj, before)
         if event.TYPE == "bets_closed":
-            self._dealt_by(obj.get("dealer"), obj.get("ts"))
+            self.duty.dealt(machine, obj.get("dealer"), obj.get("ts"))
         if isinstance(event, Noted) and event.kind == "side_bet_alert":
             self.alerts.append({**obj, "seq": seq,
                                 "shoe_id": machine.shoe.shoe_id if machine.shoe else None})
         elif event.TYPE == "decision":
-            self._decided(seq, obj)
+            self.decisions.add(seq, obj, machine)
         self._watch(event, replaying)
 
     def _watch(self, event: Event, replaying: bool) -> None:
@@ -327,55 +338,24 @@ class LiveTable:
                     self._record({**extra, "ts": event.ts}, run_watchers=False)
 
     def _changed(self, event: Event, seq: int, obj: Mapping[str, Any], before: int) -> None:
-        """Note what the event changed for the next snapshot. The machine changes only its
-        current shoe (and the one a new shoe ends), but for a decision on an earlier shoe."""
+        """Note what the event changed for the next snapshot and the review counts. The machine
+        changes only its current shoe (and the one a new shoe ends), but for a decision on an
+        earlier shoe."""
         shoes = self.machine.shoes
-        for index in range(max(before - 1, 0), len(shoes)):
-            self._blobs.changed(index)
+        touched = list(range(max(before - 1, 0), len(shoes)))
         kind = event.TYPE
         if kind == "decision" and obj.get("shoe_id"):
-            for index, shoe in enumerate(shoes):
-                if shoe.shoe_id == obj["shoe_id"]:
-                    self._blobs.changed(index)
-        elif kind == "new_shoe":
+            touched += [i for i, shoe in enumerate(shoes) if shoe.shoe_id == obj["shoe_id"]]
+        for index in touched:
+            self._blobs.changed(index)
+            self._counts.changed(index)
+        if kind == "new_shoe":
             self._shoe_seq = seq
         elif kind == "end_shoe":
             self._shoe_seq = None
         self._since_snapshot += 1
         if kind == "end_shoe" or self._since_snapshot >= self._snapshot_every:
             self._snapshot_due = True
-
-    def _dealt_by(self, dealer: Any, ts: Any) -> None:
-        """A game started (its bets closed): note its dealer; the log's is the table's now."""
-        shoes = self.machine.shoes
-        if not shoes or self.machine.phase == NO_SHOE:  # no shoe took it: no game starts
-            return
-        self.dealers.extend([] for _ in range(len(shoes) - len(self.dealers)))
-        name = dealer if isinstance(dealer, str) and dealer.strip() else None
-        self.dealers[len(shoes) - 1].append(name)
-        if name != self.dealer:  # a replayed log, or a trace fed in with its own dealers
-            self.dealer, self.dealer_since = name, (ts if name else None)
-
-    def _shift_start(self) -> str | None:
-        """After a restart: the start of the first game of the current dealer's stint."""
-        start = None
-        if self.dealer is not None:
-            for shoe, dealers in reversed(list(zip(self.machine.shoes, self.dealers,
-                                                   strict=False))):
-                for game, dealer in reversed(list(zip(shoe.games, dealers, strict=False))):
-                    if dealer != self.dealer:
-                        return start
-                    start = game.started_ts
-        return start
-
-    def _decided(self, seq: int, obj: Mapping[str, Any]) -> None:
-        """Keep a decision for the history, with the shoe it concerns (as logged, as JSON)."""
-        machine = self.machine
-        shoe_id = obj.get("shoe_id") or (machine.shoe.shoe_id if machine.shoe else None)
-        hand = {k: None if obj.get(k) is None else tuple(obj[k]) for k in HAND}
-        self._decisions.append({"seq": seq, "ts": obj.get("ts"), "shoe_id": shoe_id,
-                                "game": obj.get("game"), "action": obj.get("action"),
-                                "by": obj.get("by"), "reason": obj.get("reason"), **hand})
 
     def _shoe_settings(self, ts: str) -> dict[str, Any]:
         """A shoe's NEWSHOE button carries no settings: the table's house rules apply."""
@@ -388,7 +368,9 @@ class LiveTable:
     # ---- what people do -------------------------------------------------------------------
     def decide(self, by: str, game: int, action: str, reason: str, *, shoe_id: str | None = None,
                player: Sequence[str] = (), banker: Sequence[str] = ()) -> int:
-        """Record a supervisor's decision on a game; Refused says what is wrong."""
+        """Record a supervisor's decision on a game; Refused says what is wrong,
+        AlreadyDecided that another decision settles the game (checked and appended under
+        the lock: of two decisions that arrive together, exactly one is recorded)."""
         if action not in DECISION_ACTIONS:
             raise Refused(f"decision {shown(action)}: one of {', '.join(DECISION_ACTIONS)}")
         reason = " ".join(str(reason).split())
@@ -404,6 +386,9 @@ class LiveTable:
                 where = f"shoe {_plain(shoe_id)}" if shoe_id else "the current shoe"
                 raise Refused(f"{where} has no game {_plain(game)}")
             shoe, target = found
+            prior = self.decisions.settled(shoe, target, action)
+            if prior is not None:
+                raise AlreadyDecided(shoe.shoe_id, game, prior)
             event: dict[str, Any] = {"src": "supervisor", "type": "decision", "game": game,
                                      "action": action, "by": by, "reason": reason,
                                      "shoe_id": shoe.shoe_id}
@@ -432,12 +417,12 @@ class LiveTable:
         name = " ".join(str(dealer).split())
         if not name:
             raise Refused("a dealer signs in with a name")
-        if len(name) > 64:
-            raise Refused("a dealer's name has at most 64 characters")
+        if len(name) > MAX_NAME:
+            raise Refused(f"a dealer's name has at most {MAX_NAME} characters")
         with self._lock:
-            relieved = self.dealer if self.dealer != name else None
-            if self.dealer != name:
-                self.dealer, self.dealer_since = name, self._clock()
+            relieved = None
+            if self.duty.dealer != name:
+                relieved = self.duty.sign_in(name, self._clock())
                 _log.info("table %s: dealer %s signed in%s", self.table_id, name,
                           f", relieving {relieved}" if relieved else "")
             self._publish(force=True)
@@ -447,12 +432,12 @@ class LiveTable:
         """The dealer at the table is relieved with no one after (None if no one was there).
         With `dealer`, only that dealer is (a dealer signs out only themself)."""
         with self._lock:
-            was = self.dealer
+            was = self.duty.dealer
             if was is None:
                 return None
             if dealer is not None and dealer != was:
                 raise Refused(f"{_plain(dealer)} is not the dealer at the table ({was} is)")
-            self.dealer = self.dealer_since = None
+            self.duty.sign_out()
             _log.info("table %s: dealer %s signed out", self.table_id, was)
             self._publish(force=True)
             return was
@@ -505,13 +490,7 @@ class LiveTable:
                 _log.exception("a subscriber of table %s failed", self.table_id)
 
     def _review_state(self) -> tuple[int, str]:
-        pending = flags = 0
-        for shoe in self.machine.shoes:
-            flags += len(shoe.flags)
-            for game in shoe.games:
-                flags += len(game.flags)
-                pending += game.review == "pending"
-        return pending, f"{pending}/{flags}/{len(self._decisions)}/{len(self.alerts)}"
+        return self._counts.state(self.machine, len(self.decisions), len(self.alerts))
 
     # ---- reads ----------------------------------------------------------------------------
     def signals(self) -> dict[str, Any]:
@@ -531,19 +510,13 @@ class LiveTable:
     def on_duty(self) -> dict[str, Any]:
         """The dealer at the table now (None) and since when."""
         with self._lock:
-            return {"dealer": self.dealer, "since": self.dealer_since}
+            return self.duty.on_duty()
 
     def dealt_games(self) -> list[dict[str, Any]]:
         """Every game of the log, oldest first, with its dealer (None: no dealer signed in):
         shoe, game, dealer, start, end, flag codes, review, status (charts.data's rows)."""
         with self._lock:
-            out = []
-            for shoe, dealers in zip(self.machine.shoes, self.dealers, strict=False):
-                for game, dealer in zip(shoe.games, dealers, strict=False):
-                    out.append({"shoe": shoe.shoe_id, "game": game.number, "dealer": dealer,
-                                "start": game.started_ts, "end": game.ended_ts,
-                                "flags": [f.code for f in game.flags], "review": game.review})
-            return out
+            return self.duty.games(self.machine)
 
     def shoe_reports(self) -> list[dict[str, Any]]:
         """The audit's view of every shoe (`domain.report.shoe_view`), oldest first."""
@@ -589,19 +562,8 @@ class LiveTable:
     def history(self, shoe_id: str | None = None, flag: str | None = None) -> list[dict[str, Any]]:
         """The log's decisions (kept as they are appended), newest first, by shoe and by flag
         code; each with the flag codes its game has now."""
-        out = []
         with self._lock:
-            for row in reversed(self._decisions):
-                sid = row["shoe_id"]
-                if shoe_id and sid != shoe_id:
-                    continue
-                found = views.find_game(self.machine, sid, row["game"]) if sid else None
-                codes = sorted({f.code for f in found[1].flags}) if found else []
-                if flag and flag not in codes:
-                    continue
-                out.append({**row, **{k: None if row[k] is None else list(row[k]) for k in HAND},
-                            "flags": codes})
-        return out
+            return self.decisions.history(self.machine, shoe_id, flag)
 
 
 def _logged(seq: int, obj: Mapping[str, Any]) -> Event:

@@ -90,21 +90,28 @@ def settings_key(table_id: str, house: HouseRules, paytables: Mapping[str, PayTa
             "settings": hashlib.sha256(text.encode()).hexdigest()[:16]}
 
 
-@dataclass
-class TableState:
-    """A live table at one seq of its log (the shoes as objects, or restored from bytes)."""
+@dataclass(frozen=True)
+class _Table:
+    """What a live table's state holds besides its shoes (one list of fields for both the
+    state and its capture, so that the two cannot drift apart)."""
 
     seq: int
     shoe_seq: int | None
     phase: str
-    shoes: list[Shoe]
     problems: list[tuple[int, str]]
     events_applied: int
     alerts: list[dict[str, Any]]
     decisions: list[dict[str, Any]]
-    #: Per shoe, the dealer of each game (LiveTable.dealers); the dealer at the table.
+    #: Per shoe, the dealer of each game (DealerDuty.dealers); the dealer at the table.
     dealers: list[list[str | None]]
     dealer: str | None
+
+
+@dataclass(frozen=True)
+class TableState(_Table):
+    """A live table at one seq of its log, the shoes restored from bytes."""
+
+    shoes: list[Shoe]
 
     def machine(self) -> TableMachine:
         """A table machine in this state (the shoes are the state's own objects)."""
@@ -143,20 +150,11 @@ class ShoeBlobs:
 
 
 @dataclass(frozen=True)
-class Captured:
-    """A state taken under the table's lock, to encode off it (nothing in it changes)."""
+class Captured(_Table):
+    """A state taken under the table's lock, to encode off it (nothing in it changes): the
+    shoes as their bytes (`ShoeBlobs.capture`)."""
 
-    seq: int
-    shoe_seq: int | None
-    phase: str
     shoes: list[bytes]
-    problems: list[tuple[int, str]]
-    events_applied: int
-    alerts: list[dict[str, Any]]
-    decisions: list[dict[str, Any]]
-    #: Per shoe, the dealer of each game (LiveTable.dealers); the dealer at the table.
-    dealers: list[list[str | None]]
-    dealer: str | None
 
     def encode(self) -> bytes:
         """Its fields by name, the shoes as their bytes."""

@@ -7,6 +7,7 @@ Times are shown on the site's clock (`WebSettings.gaming_day`; UTC unless the co
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -22,7 +23,7 @@ from fastapi.responses import (
 from markupsafe import Markup
 
 from dealer_assist.charts import svg
-from dealer_assist.charts.data import by_dealer, flags_by_hour, recent, shifts, when
+from dealer_assist.charts.data import NO_DEALER, by_dealer, flags_by_hour, recent, shifts, when
 from dealer_assist.charts.fit import shoe_fit
 from dealer_assist.config.gaming_day import GamingDay
 from dealer_assist.domain.excerpt import shown
@@ -118,7 +119,9 @@ def console_page(request: Request, session: SupervisorPage, decided: str = "") -
                         alerts=table.side_bet_alerts(), links=table.link_details(),
                         problems=dict(table.link_problems), shoes=table.shoes(),
                         message=message, scripts=["console.js"], clock=clock,
-                        duty=table.on_duty(), **dealer_pictures(table, clock, 8, None))
+                        duty=table.on_duty(),
+                        **dealer_pictures(table, clock, 8, None,
+                                          pages.translator(request, session)))
 
 
 @router.get("/supervisor/queue")
@@ -270,14 +273,16 @@ def dealers_page(request: Request, session: SupervisorPage, hours: str = "8",
     table = _table(request)
     clock = _clock(request)
     return pages.render(request, "dealer/dealers.html", session,
-                        **dealer_pictures(table, clock, int(hours), shoe or None),
+                        **dealer_pictures(table, clock, int(hours), shoe or None,
+                                          pages.translator(request, session)),
                         duty=table.on_duty(), clock=clock)
 
 
-def dealer_pictures(table: LiveTable, clock: GamingDay, hours: int,
-                    shoe_id: str | None) -> dict[str, Any]:
-    """What the dealers' page shows: the shifts, the per-dealer totals, and its pictures. The
-    window is the `hours` up to the latest game's start (now, when no game was dealt)."""
+def dealer_pictures(table: LiveTable, clock: GamingDay, hours: int, shoe_id: str | None,
+                    gettext: Callable[[str], str] = str) -> dict[str, Any]:
+    """What the dealers' page shows: the shifts, the per-dealer totals, and its pictures, their
+    words in the page's language (`gettext`: pages.translator's). The window is the `hours` up
+    to the latest game's start (now, when no game was dealt)."""
     games = table.dealt_games()
     last = max((w for g in games if (w := when(g["start"])) is not None), default=None)
     until = last or datetime.now(UTC)  # the hours of play up to the latest game
@@ -287,16 +292,18 @@ def dealer_pictures(table: LiveTable, clock: GamingDay, hours: int,
     chosen = next((r for r in reports if r["shoe_id"] == shoe_id), None) if shoe_id else (
         reports[-1] if reports else None)
     fit = shoe_fit(chosen) if chosen else None
+    words = svg.translated_words(gettext)
     return {
         "hours": hours, "shifts": list(reversed(shifts(games))), "per_dealer": per_dealer,
         "shoe_ids": [r["shoe_id"] for r in reversed(reports)], "fit": fit,
         "by_hour_svg": Markup(svg.bar_chart(
-            f"Flags by hour, last {hours} h", flags_by_hour(window, until, hours, clock.zone),
-            kind="by-hour")),
+            svg.title(gettext, "by_hour", hours),
+            flags_by_hour(window, until, hours, clock.zone), words=words, kind="by-hour")),
         "by_dealer_svg": Markup(svg.bar_chart(
-            f"Flags by dealer, last {hours} h", [(d.dealer, d.flags) for d in per_dealer],
-            kind="by-dealer")),
-        "fit_svg": Markup(svg.fit_chart(fit, f"Shoe {fit.shoe_id} against the exact odds"))
+            svg.title(gettext, "by_dealer", hours),
+            [(words[NO_DEALER] if d.dealer == NO_DEALER else d.dealer, d.flags)
+             for d in per_dealer], words=words, kind="by-dealer")),
+        "fit_svg": Markup(svg.fit_chart(fit, svg.title(gettext, "fit", fit.shoe_id), words))
         if fit else None,
     }
 

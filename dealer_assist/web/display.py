@@ -57,7 +57,7 @@ DISPLAY_TEXTS: tuple[str, ...] = (
     "Supervisor review", "Game {0}: supervisor called to the table", "Game {0}: {1}",
     "Shoe void from game {0}: {1}", ", ", *FLAG_TITLE.values(),
     # bets
-    "banker", "player", "tie", "banker pair", "player pair", "super six", "big", "small",
+    "banker", "player", "tie", "banker pair", "player pair", "super six", "super7", "big", "small",
 )
 
 

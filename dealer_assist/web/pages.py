@@ -27,11 +27,12 @@ import orjson
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
-from jinja2 import Environment, FileSystemLoader
+from jinja2 import Environment, FileSystemLoader, pass_context
 from markupsafe import Markup
 from starlette.routing import NoMatchFound
 
 from dealer_assist import i18n
+from dealer_assist.charts.data import NO_DEALER
 from dealer_assist.i18n.sheets import RULE_SHEETS
 from dealer_assist.web.auth import Account
 
@@ -94,6 +95,22 @@ def translator(request: Request, who: Any = None) -> Callable[[str], str]:
     return lambda message: i18n.gettext(lang, message)
 
 
+# The page's language is known when a page is rendered, not when its template is compiled:
+# `pass_context` keeps Jinja2 from working out `{{ "P1" | tr }}` once, at compile time, in
+# whatever language the first page had.
+@pass_context
+def _tr(context: Any, text: object) -> object:
+    """A text that is data (a server message, a flag's rule, its detail): translated, then
+    escaped as any value is (`_()` is for the templates' own literal texts)."""
+    return i18n.say(_LANGUAGE.get(), str(text)) if text else text
+
+
+@pass_context
+def _dealer(context: Any, name: object) -> object:
+    """A dealer's name; the games dealt with no dealer signed in, in the page's words."""
+    return gettext(NO_DEALER) if name == NO_DEALER else name
+
+
 def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, finalize=_finalize,
                       trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.i18n"])
@@ -102,9 +119,8 @@ def _environment() -> Environment:
                        ONE_DAY=timedelta(days=1), HTML_LANG=i18n.HTML_LANG, RULE_SHEETS=RULE_SHEETS, LANGUAGE_NAMES=i18n.NAMES,
                        script_catalog=script_catalog,
                        page_lang=lambda: i18n.HTML_LANG[_LANGUAGE.get()])
-    # A text that is data (a server message, a flag's rule): translated, then escaped as any
-    # value is (`_()` is for the templates' own literal texts).
-    env.filters["tr"] = lambda text: i18n.say(_LANGUAGE.get(), str(text)) if text else text
+    env.filters["tr"] = _tr
+    env.filters["dealer"] = _dealer
     env.filters["urlquote"] = lambda text: quote(str(text), safe="")
     env.filters["percent"] = lambda share: f"{float(share):.3%}"
     return env

@@ -29,12 +29,19 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from markupsafe import Markup
 from starlette.background import BackgroundTask
 
-from dealer_assist.charts.data import by_dealer, day_marks, game_rows, rates_by, shifts
-from dealer_assist.charts.svg import bar_chart, timeline
+from dealer_assist.charts.data import (
+    NO_DEALER,
+    by_dealer,
+    day_marks,
+    game_rows,
+    rates_by,
+    shifts,
+)
+from dealer_assist.charts.svg import bar_chart, timeline, title, translated_words
 from dealer_assist.export.keys import KeyProblem
 from dealer_assist.export.source import NothingToExport, parse_when
 from dealer_assist.services.records import NotSigning, TableRecords, UnknownTable
-from dealer_assist.web.pages import message, render
+from dealer_assist.web.pages import message, render, translator
 
 REGULATOR_ROLES = ("regulator", "supervisor")
 
@@ -97,10 +104,12 @@ def regulator_router(
             return problem(request, who, 404, str(exc))
         games, flags, decisions = day_marks(view.shoes, view.decisions)
         start, end = (clock.local(t) for t in clock.bounds(when))
-        picture = timeline(f"Table {table}, gaming day {when.isoformat()}", start, end,
+        gettext = translator(request, who)
+        picture = timeline(title(gettext, "day", table, when.isoformat()), start, end,
                            [(clock.local(t), label) for t, label in games],
                            [(clock.local(t), code) for t, code in flags],
-                           [(clock.local(t), action) for t, action in decisions])
+                           [(clock.local(t), action) for t, action in decisions],
+                           translated_words(gettext))
         rows = game_rows(view.shoes, table)
         return render(request, "dealer/regulator_dealers.html", who, view=view, clock=clock,
                       timeline_svg=Markup(picture), shifts=list(reversed(shifts(rows))),
@@ -123,15 +132,18 @@ def regulator_router(
                         rows.append(row)
         per_table, per_dealer = rates_by(rows, "table"), rates_by(rows, "dealer")
         label = first.strftime("%Y-%m")
+        gettext = translator(request, who)
+        words = translated_words(gettext)
         return render(
             request, "charts/regulator_month.html", who, month=first, games=len(rows),
             per_table=per_table, per_dealer=per_dealer,
-            tables_svg=Markup(bar_chart(f"Flag rate per table, {label}",
+            tables_svg=Markup(bar_chart(title(gettext, "table_rates", label),
                                         [(n, r) for n, _g, _f, r in per_table], percent=True,
-                                        kind="table-rates")),
-            dealers_svg=Markup(bar_chart(f"Flag rate per dealer, {label}",
-                                         [(n, r) for n, _g, _f, r in per_dealer],
-                                         percent=True, kind="dealer-rates")))
+                                        words=words, kind="table-rates")),
+            dealers_svg=Markup(bar_chart(title(gettext, "dealer_rates", label),
+                                         [(words[n] if n == NO_DEALER else n, r)
+                                          for n, _g, _f, r in per_dealer],
+                                         percent=True, words=words, kind="dealer-rates")))
 
     @router.get("/{table}/export.zip", response_model=None)
     def export(request: Request, table: str, start: Annotated[str, Query(alias="from")] = "",

@@ -122,8 +122,18 @@ def card_quad(centre: tuple[float, float], up: tuple[float, float], width: float
 
 @dataclass
 class _Card:
-    code: str
+    """The reads taken to be one card's: its corner indices, each read once or more."""
+
     reads: list[Read]
+    pair: tuple[Read, Read] | None = None  # its two opposite indices, when both are seen
+
+    @property
+    def votes(self) -> dict[str, float]:
+        """Each code the card's reads give, with the best probability any read gives it."""
+        votes: dict[str, float] = {}
+        for read in self.reads:
+            votes[read.code] = max(votes.get(read.code, 0.0), read.prob)
+        return votes
 
     @property
     def best(self) -> Read:
@@ -131,6 +141,9 @@ class _Card:
 
     @property
     def centre(self) -> tuple[float, float]:
+        if self.pair is not None:  # the middle of its two indices: surer than either's guess
+            a, b = self.pair[0].spot.at, self.pair[1].spot.at
+            return (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
         xs = [r.spot.card_centre[0] for r in self.reads]
         ys = [r.spot.card_centre[1] for r in self.reads]
         return float(np.mean(xs)), float(np.mean(ys))
@@ -144,33 +157,158 @@ class _Card:
         return float(np.hypot(point[0] - x, point[1] - y)) <= reach * self.width
 
 
+def _centres_within(a: IndexSpot, b: IndexSpot, reach: float) -> bool:
+    width = (a.width + b.width) / 2
+    return float(np.hypot(a.card_centre[0] - b.card_centre[0],
+                          a.card_centre[1] - b.card_centre[1])) <= reach * width
+
+
+def _one_index(a: IndexSpot, b: IndexSpot, settings: Settings) -> bool:
+    """Two peaks on one corner index: the finder's heat can peak twice on a big index."""
+    width = (a.width + b.width) / 2
+    return (_dot(a.up, b.up) >= 0.5
+            and float(np.hypot(a.at[0] - b.at[0], a.at[1] - b.at[1])) <= settings.same_index * width)
+
+
+def _facing(a: IndexSpot, b: IndexSpot, settings: Settings) -> bool:
+    """Whether two indices could be one card's two: ups turned half round, as far apart as a
+    card's two indices lie."""
+    if _dot(a.up, b.up) > -settings.pair_turn:
+        return False
+    dist = float(np.hypot(b.at[0] - a.at[0], b.at[1] - a.at[1]))
+    low, high = settings.pair_reach
+    return low * (a.width + b.width) / 2 <= dist <= high * (a.width + b.width) / 2
+
+
+def _opposite_indices(a: IndexSpot, b: IndexSpot, settings: Settings) -> bool:
+    """Whether `b` sits where the opposite corner index of `a`'s card would: `_facing`, below
+    `a` along its card and to its right, both predicted centres near the middle of the two."""
+    if not _facing(a, b, settings):
+        return False
+    dx, dy = b.at[0] - a.at[0], b.at[1] - a.at[1]
+    dist = float(np.hypot(dx, dy))
+    down = -(dx * a.up[0] + dy * a.up[1])
+    across = dx * -a.up[1] + dy * a.up[0]
+    low, high = settings.pair_across
+    if down < settings.pair_down * dist or not low * down <= across <= high * down:
+        return False
+    mid = ((a.at[0] + b.at[0]) / 2, (a.at[1] + b.at[1]) / 2)
+    return all(float(np.hypot(s.card_centre[0] - mid[0], s.card_centre[1] - mid[1]))
+               <= settings.pair_centre * dist for s in (a, b))
+
+
+def _dot(u: tuple[float, float], v: tuple[float, float]) -> float:
+    return u[0] * v[0] + u[1] * v[1]
+
+
+def _same_card(a: Read, b: Read, settings: Settings) -> bool:
+    """Whether two reads of one code are of one card: one index read twice, the card's two
+    indices (`_facing`: one code turned half round a card's length away is one card; the
+    stricter `_opposite_indices` fails where a low camera squeezes the card), or reads whose
+    predicted card centres meet."""
+    return (_one_index(a.spot, b.spot, settings)
+            or _centres_within(a.spot, b.spot, settings.same_card)
+            or _facing(a.spot, b.spot, settings))
+
+
+def _between(a: IndexSpot, b: IndexSpot, spot: IndexSpot, settings: Settings) -> bool:
+    """Whether `spot` lies on the card whose opposite indices would be `a` and `b`: inside the
+    box the two span (in `a`'s card axes), away from both."""
+    dx, dy = b.at[0] - a.at[0], b.at[1] - a.at[1]
+    sx, sy = spot.at[0] - a.at[0], spot.at[1] - a.at[1]
+    right = (-a.up[1], a.up[0])
+    down, across = -(dx * a.up[0] + dy * a.up[1]), dx * right[0] + dy * right[1]
+    s_down, s_across = -(sx * a.up[0] + sy * a.up[1]), sx * right[0] + sy * right[1]
+    inside = 0.0 < s_down < down and 0.0 < s_across < across
+    return inside and not (_one_index(spot, a, settings) or _one_index(spot, b, settings))
+
+
+def _disagree(a: _Card, b: _Card, reads: list[Read], settings: Settings) -> bool:
+    """Whether two cards of different codes are one card the reader read two ways: one index
+    read as both; the card's two opposite indices, one of them read unsure, with no other
+    card's index between them (two sure reads there are two cards: where the hands of a
+    bridge deal face each other, indices often lie just so); or, when
+    `settings.clash` is above 0, predicted centres that all but coincide. Two cards each
+    read sure from a firm peak (`settings.firm_heat`) are one card only when those reads are
+    one index read twice: in a fan, a stray weak peak between two sure cards must not make
+    both unsure."""
+    if all(c.best.prob >= settings.sure and c.best.spot.heat >= settings.firm_heat
+           for c in (a, b)):
+        return _one_index(a.best.spot, b.best.spot, settings)
+    for x in a.reads:
+        for y in b.reads:
+            if _one_index(x.spot, y.spot, settings) or _centres_within(x.spot, y.spot,
+                                                                       settings.clash):
+                return True
+            if min(x.prob, y.prob) >= settings.sure:
+                continue  # two sure reads at opposite corners: two cards, as in facing fans
+            for p, q in ((x.spot, y.spot), (y.spot, x.spot)):
+                if _opposite_indices(p, q, settings) and not any(
+                        _between(p, q, r.spot, settings) for r in reads):
+                    return True
+    return False
+
+
+def _cards(reads: list[Read], settings: Settings) -> list[_Card]:
+    """The reads grouped into cards: reads of one code that `_same_card` links (transitively:
+    one deck holds a code once, eight decks seldom twice side by side), then each card, the
+    surest first, takes in the cards of other codes it `_disagree`s with (not transitively:
+    in a tight fan that would chain neighbours into one card)."""
+    reads = sorted((r for r in reads if r.code != NOT_A_CARD), key=lambda r: -r.prob)
+    root = list(range(len(reads)))
+
+    def find(i: int) -> int:
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    for i, a in enumerate(reads):
+        for j in range(i + 1, len(reads)):
+            b = reads[j]
+            if a.code == b.code and find(i) != find(j) and _same_card(a, b, settings):
+                root[find(j)] = find(i)
+    groups: dict[int, _Card] = {}
+    for i, read in enumerate(reads):
+        groups.setdefault(find(i), _Card([])).reads.append(read)
+    for card in groups.values():
+        pairs = [(a, b) for k, a in enumerate(card.reads) for b in card.reads[k + 1:]
+                 if _facing(a.spot, b.spot, settings)]
+        if pairs:
+            card.pair = max(pairs, key=lambda p: min(p[0].prob, p[1].prob))
+    left = sorted(groups.values(), key=lambda c: -c.best.prob)
+    cards = []
+    while left:
+        card = left.pop(0)
+        taken = [o for o in left if _disagree(card, o, reads, settings)]
+        for other in taken:
+            card.reads += other.reads
+            left.remove(other)
+        cards.append(card)
+    return cards
+
+
 def merge(reads: list[Read], backs: list[BackSpot], frame_shape: tuple[int, ...],
           settings: Settings) -> list[Sighting]:
-    """One Sighting per card: reads of one code near one card centre are one card; a card
-    whose best read is not sure, or whose centre another code's card shares, is "unsure";
-    back spots not on a face are face-down cards."""
-    cards: list[_Card] = []
-    for read in sorted((r for r in reads if r.code != NOT_A_CARD), key=lambda r: -r.prob):
-        home = next((c for c in cards if c.code == read.code
-                     and c.near(read.spot.card_centre, settings.same_card)), None)
-        if home is None:
-            cards.append(_Card(read.code, [read]))
-        else:
-            home.reads.append(read)
+    """One Sighting per card (`_cards` says which reads are one card's). Its code is the
+    one its surest read gives; the card is "unsure" when that read is below `settings.sure`,
+    or when another of its reads gives another code at `settings.outvoted` or more (its
+    indices disagree). Back spots not on a face are face-down cards."""
+    cards = _cards(reads, settings)
     sightings = []
     for card in cards:
         best = card.best
-        rivals = sorted({o.code for o in cards if o is not card and o.code != card.code
-                         and o.near(card.centre, settings.clash)})
+        votes = card.votes
+        rivals = sorted(c for c, p in votes.items() if c != best.code and p >= settings.outvoted)
         quad = card_quad(card.centre, best.spot.up, card.width)
         if rivals:
-            why = f"indices disagree: {card.code} or {' or '.join(rivals)}"
+            why = f"indices disagree: {best.code} or {' or '.join(rivals)}"
             sightings.append(Sighting(None, "unsure", card.centre, quad, best.prob, why))
         elif best.prob < settings.sure:
-            why = f"not sure: {card.code} at {best.prob:.2f}"
+            why = f"not sure: {best.code} at {best.prob:.2f}"
             sightings.append(Sighting(None, "unsure", card.centre, quad, best.prob, why))
         else:
-            sightings.append(Sighting(card.code, "up", card.centre, quad, best.prob))
+            sightings.append(Sighting(best.code, "up", card.centre, quad, best.prob))
     widths = [c.width for c in cards]
     back_width = (float(np.median(widths)) if widths
                   else settings.back_width_share * max(frame_shape[:2]))

@@ -181,3 +181,32 @@ def test_the_results_plot_has_a_dot_per_decided_game_and_a_mark_per_flagged_game
     assert [m.get("data-game") for m in band.findall("s:path[@class='flag']", NS)] == flagged
     assert band.get("data-flagged") == str(len(flagged))
     assert json.dumps(report)  # the report itself is untouched by drawing
+
+
+def test_a_picture_speaks_the_words_it_is_given_and_keeps_its_data():
+    """The words and titles are catalog ids (svg.WORDS, TITLES): in Traditional Chinese the
+    labels, legend, score and title change, the marks and their numbers do not."""
+    from dealer_assist import i18n
+
+    assert set(svg.WORDS.values()) | set(svg.TITLES.values()) <= set(i18n.ids())
+    say = i18n.translations("zh_Hant").gettext
+    words = svg.translated_words(say)
+    fit = shoe_fit(sample_report()["shoes"][0])
+    english, chinese = (parse(svg.fit_chart(fit, svg.title(t, "fit", "SAMPLE-1"), w))
+                        for t, w in ((str, None), (say, words)))
+    assert english.find("s:title", NS).text == "Shoe SAMPLE-1 against the exact odds"
+    assert chinese.find("s:title", NS).text == "牌靴 SAMPLE-1 與精確賠率對比"
+    assert [t.text for t in chinese.findall(".//s:text[@class='label']", NS)] == ["莊", "閒", "和"]
+    assert chinese.find(".//s:text[@class='legend']", NS).text == \
+        f"{say('observed')} / {say('expected by the odds')}"
+    assert chinese.find(".//s:text[@class='score']", NS).text == \
+        f"X\u00b2 = {fit.chi2:.2f}, p = {fit.p_value:.3f} (80 {say('games')})"
+    for mark in ("observed", "expected"):
+        assert [g.get("data-value") for g in chinese.findall(f".//s:g[@class='{mark}']", NS)] \
+            == [g.get("data-value") for g in english.findall(f".//s:g[@class='{mark}']", NS)]
+    # a decision's action in the timeline's tooltip, its code kept in the data
+    start = T0
+    line = parse(svg.timeline("t", start, start + timedelta(hours=2), [], [],
+                              [(start + timedelta(minutes=5), "void")], words))
+    mark = line.find(".//s:rect[@class='decision']", NS)
+    assert mark.get("data-action") == "void" and mark.find("s:title", NS).text.startswith("無效")

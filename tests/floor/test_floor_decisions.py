@@ -1,11 +1,13 @@
 """Decisions taken on the floor land in the owning table's log, with who and why: the floor
 stores a request, the table's shipper records it through the live table and ships it back.
 Also while the table was unreachable when the request was taken; never twice for a game the
-table decided itself; and a table's role sees only its own requests and never the users."""
+table decided itself, even when both decide at the same moment; and a table's role sees only
+its own requests and never the users."""
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,10 +19,10 @@ from fastapi.testclient import TestClient
 
 from dealer_assist.config import load_paytables
 from dealer_assist.domain.house import HouseRules
-from dealer_assist.floor.requests import ask
+from dealer_assist.floor.requests import ask, requests
 from dealer_assist.floor.shipper import Shipper
 from dealer_assist.floor.web.app import create_floor_app
-from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.live_table import AlreadyDecided, LiveTable
 from dealer_assist.store.sqlite_log import SqliteEventLog
 from tests.floor.conftest import FLOOR_PASSWORD
 from tests.floor.pit_client import csrf_of, login
@@ -141,6 +143,83 @@ def test_a_game_decided_at_the_table_meanwhile_is_not_recorded_twice(table, clie
     again = client.post("/pit/decide", data={"csrf": csrf, "table": table_id, "shoe": "SAMPLE-1",
                                              "game": "16", "action": "accept", "reason": "r"})
     assert again.status_code == 400 and "already decided at the table by tablesup" in again.text
+
+
+def race_with_the_table(table_call: Any, floor_call: Any, table_late: float) -> list[Any]:
+    """The table's console call and the shipper's call at once (the table's `table_late`
+    seconds later); each one's result or exception."""
+    results: list[Any] = [None, None]
+    start = threading.Barrier(2)
+
+    def run(i: int, call: Any, late: float) -> None:
+        start.wait()
+        time.sleep(late)
+        try:
+            results[i] = call()
+        except Exception as e:  # the outcome under test
+            results[i] = e
+
+    threads = [threading.Thread(target=run, args=(0, table_call, table_late)),
+               threading.Thread(target=run, args=(1, floor_call, 0.0))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return results
+
+
+def test_a_floor_request_and_a_table_decision_at_the_same_moment_record_one(
+        table, service, sample):
+    """Round after round the table's supervisor decides a game just as the shipper records
+    the floor's request for it (the table's decision not shipped yet): exactly one decision
+    is logged, and the request's status says which one."""
+    live, table_id = table.live, table.live.table_id
+    closed = [i for i, e in enumerate(sample) if e["type"] == "bets_closed"]
+    first_games = sample[:closed[17] + 1]  # up to game 18's start: 17's MISSING_DRAW is raised
+    shoes = [f"RACE-{n}" for n in range(12)]
+    for shoe_id in shoes:
+        for event in first_games:  # games 1-18 again, timed now; 16 and 17 are flagged
+            live.observe({k: v for k, v in event.items() if k != "ts"} | (
+                {"shoe_id": shoe_id} if event["type"] == "new_shoe" else {}))
+    table.shipper.ship_once()
+    outcomes = []
+    with psycopg.connect(service, autocommit=True) as conn:
+        for i, (shoe_id, game) in enumerate((s, g) for s in shoes for g in (16, 17)):
+            number = ask(conn, table=table_id, shoe_id=shoe_id, game=game, action="accept",
+                         reason=f"floor {i}", by="sup@floor")
+            at_table, _ = race_with_the_table(
+                lambda s=shoe_id, g=game, i=i: live.decide("tablesup", g, "void", f"table {i}",
+                                                           shoe_id=s),
+                table.shipper.take_requests, 0.0 if i % 2 else 0.05)
+            [request] = [r for r in requests(conn, table_id) if r.id == number]
+            [decision] = [d for d in table.decisions()
+                          if (d["shoe_id"], d["game"]) == (shoe_id, game)]
+            if decision["by"] == "tablesup":
+                assert isinstance(at_table, int) and decision["reason"] == f"table {i}"
+                assert request.status == "already_decided"
+                assert f"by tablesup (seq {at_table}): table {i}" in (request.answer or "")
+                outcomes.append("table")
+            else:
+                assert (decision["by"], decision["reason"]) == ("sup@floor", f"floor {i}")
+                assert isinstance(at_table, AlreadyDecided), at_table
+                assert request.status == "recorded" and request.local_seq == at_table.decided[0]
+                outcomes.append("floor")
+    assert set(outcomes) == {"table", "floor"}, outcomes  # both orders were raced
+    assert len(table.decisions()) == len(outcomes)
+
+
+def test_a_request_recorded_before_its_answer_was_lost_is_recorded_not_refused(table, client):
+    """The table logged the floor's decision but the answer never reached the store (the
+    connection dropped): the next round finds it in the table's log and says recorded."""
+    number = decide_on_the_floor(client, table.live.table_id, 16, "seen on the camera replay")
+    seq = table.live.decide("sup@floor", 16, "accept", "seen on the camera replay",
+                            shoe_id="SAMPLE-1")
+    assert table.shipper.take_requests() == 0
+    answered = request_of(client, number)
+    assert (answered["status"], answered["local_seq"]) == ("recorded", seq)
+    table.shipper.ship_once()
+    assert request_of(client, number)["status"] == "done"
+    assert len(table.decisions()) == 1
 
 
 def test_a_correction_the_table_refuses_is_answered_with_its_reason(table, client):

@@ -1,5 +1,7 @@
 """Floor exports: tables shipped to a real PostgreSQL, exported over a range as one signed zip
-that `dealer-assist verify` checks offline; a changed byte anywhere in it is caught."""
+that `dealer-assist verify` checks offline; a changed byte anywhere in it is caught. Tables A
+and B sign their checkpoints (each with its own key) and ship them; C does not sign.
+(test_floor_export_checkpoints.py checks each table's chain against its own key.)"""
 
 from __future__ import annotations
 
@@ -10,15 +12,19 @@ import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+import psycopg
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dealer_assist.cli import main
 from dealer_assist.commands.floor_export import register_floor_export
 from dealer_assist.config.paytables import load_paytables
 from dealer_assist.export.keys import generate_keys, load_private_key
-from dealer_assist.floor.export import NOT_CHECKED, write_floor_export
+from dealer_assist.floor.checkpoints import CheckpointShipper
+from dealer_assist.floor.export import write_floor_export
 from dealer_assist.floor.shipper import Shipper
 from dealer_assist.services.shoe_deal import deal_shoe
+from dealer_assist.store.sqlite_log import SqliteEventLog
 
 DAY = datetime(2026, 11, 29, tzinfo=UTC)
 NEXT = datetime(2026, 11, 30, tzinfo=UTC)
@@ -29,9 +35,30 @@ def dealt(seed: int, shoe: str, start: datetime, mistakes: tuple[str, ...] = ())
 
 
 @pytest.fixture
-def shipped(floor, table_log):
+def signers() -> dict[str, Ed25519PrivateKey]:
+    """The keys tables A and B sign their checkpoints with (C does not sign)."""
+    return {"A": Ed25519PrivateKey.generate(), "B": Ed25519PrivateKey.generate()}
+
+
+def table_log_of(folder: Path, table: str, shoes: list[list[dict]],
+                 key: Ed25519PrivateKey | None) -> SqliteEventLog:
+    """A table's log as the service writes it: with a key, a signed checkpoint every 100
+    events and at each shoe's end."""
+    log = SqliteEventLog(folder / f"{table}.db", signer=key.sign if key else None,
+                         table_id=table, checkpoint_every=100, checkpoint_interval=None)
+    for shoe in shoes:
+        for at in range(0, len(shoe), 40):
+            log.append_many(shoe[at:at + 40])
+        if key:
+            log.checkpoint()
+    return log
+
+
+@pytest.fixture
+def shipped(floor, tmp_path, signers):
     """Three tables in the central store: A with two shoes on the day and one the day after,
-    B with one shoe on the day, C with one shoe the day after only."""
+    B with one shoe on the day, C with one shoe the day after only; A's and B's signed
+    checkpoints shipped with their keys."""
     tables = {}
     plan = {
         "A": [dealt(1, "A1", DAY.replace(hour=10), ("unneeded_draw",)),
@@ -41,10 +68,15 @@ def shipped(floor, table_log):
     }
     for name, shoes in plan.items():
         table, dsn = floor.add_table()
-        log = table_log([e for shoe in shoes for e in shoe], name=name)
+        log = table_log_of(tmp_path, table, shoes, signers.get(name))
         shipper = Shipper(str(log.path), table, dsn)
         assert shipper.ship_once() == sum(len(s) for s in shoes)
         shipper.stop()
+        if name in signers:
+            with psycopg.connect(dsn) as conn:
+                cps = CheckpointShipper(log.path, table, signers[name].public_key())
+                assert cps.ship(conn) == len(log.signed_checkpoints())
+        log.close()
         tables[name] = (table, [e for shoe in shoes for e in shoe])
     return tables
 
@@ -76,10 +108,12 @@ def test_a_floor_export_verifies_offline_with_each_tables_chain_head(floor, ship
     assert f"table {a}: {len(shipped['A'][1]) - len(dealt(3, 'A3', NEXT))} events" in out
     assert f"no events in the range: {c}" in out
     with zipfile.ZipFile(floor_zip) as zf:
-        assert sorted(zf.namelist()) == ["manifest.json", "manifest.sig", f"tables/{a}.zip",
-                                         f"tables/{b}.zip"]
+        assert sorted(zf.namelist()) == ["manifest.json", "manifest.sig",
+                                         f"tables/{a}.checkpoints.json", f"tables/{a}.zip",
+                                         f"tables/{b}.checkpoints.json", f"tables/{b}.zip"]
         manifest = json.loads(zf.read("manifest.json"))
-    assert manifest["not_checked"] == [NOT_CHECKED]
+        signed_a = json.loads(zf.read(f"tables/{a}.checkpoints.json"))
+    assert manifest["not_checked"] == []  # every table's chain is checked against its key
     entries = {t["table"]: t for t in manifest["tables"]}
     # B's whole log is in the range: its chain ends at the central head.
     floor.owner.commit()
@@ -91,6 +125,14 @@ def test_a_floor_export_verifies_offline_with_each_tables_chain_head(floor, ship
     assert entries[a]["chain"]["end"]["seq"] < entries[a]["central_head"]["seq"]
     assert entries[a]["chain"]["start"]["seq"] == 0
     assert entries[a]["counts"]["shoes"] == 2 and entries[b]["counts"]["flags"] >= 1
+    # A's part: its key, its checkpoints through the range's end (the end of shoe A2, signed),
+    # and the first one after it, which links back to that one.
+    assert entries[a]["table_key"] == signed_a["public_key"]["fingerprint"]
+    assert entries[a]["signed_checkpoints"] == f"tables/{a}.checkpoints.json"
+    end_a = entries[a]["chain"]["end"]["seq"]
+    seqs = [c["seq"] for c in signed_a["checkpoints"]]
+    assert end_a in seqs and seqs[-1] > end_a and seqs[0] < 200
+    assert signed_a["checkpoints"][-1]["prev_seq"] == end_a
 
 
 def flip(data: bytes, at: int) -> bytes:
@@ -172,6 +214,8 @@ def test_the_floor_export_command(floor, shipped, keys, tmp_path, capsys, monkey
     assert args.func(args) == 0
     said = capsys.readouterr().out
     assert f"wrote {out}" in said and a in said and b in said
+    assert said.count("signed checkpoints of the table's key SHA256:") == 2
+    assert "not checked" not in said
     assert verify(out, keys.public, capsys)[0] == 0
     args = parser.parse_args(["export", "--tables", "NOPE", "--from", "2026-11-29", "--to",
                               "2026-11-30", "--out", str(tmp_path / "x.zip"), "--dsn",

@@ -15,7 +15,7 @@ from dealer_assist.export.verifier import verify_export
 from dealer_assist.floor.web.app import create_floor_app
 from tests.floor.conftest import FLOOR_PASSWORD
 from tests.floor.pit_client import login
-from tests.floor.test_floor_export import keys, shipped  # noqa: F401 - fixtures
+from tests.floor.test_floor_export import keys, shipped, signers  # noqa: F401 - fixtures
 
 DAY = "2026-11-29"
 
@@ -84,8 +84,9 @@ def test_the_form_downloads_a_floor_export_that_verifies(regulator, shipped, key
     out = tmp_path / "download.zip"
     out.write_bytes(response.content)
     with zipfile.ZipFile(out) as zf:
-        assert sorted(zf.namelist()) == ["manifest.json", "manifest.sig", f"tables/{a}.zip",
-                                         f"tables/{b}.zip"]
+        assert sorted(zf.namelist()) == ["manifest.json", "manifest.sig",
+                                         f"tables/{a}.checkpoints.json", f"tables/{a}.zip",
+                                         f"tables/{b}.checkpoints.json", f"tables/{b}.zip"]
     result = verify_export(out, load_public_key(keys.public))
     assert result.ok, result.findings.lines()
     unknown = regulator.get("/regulator/export.zip", params={**wanted, "tables": ["NOPE"]})

@@ -37,7 +37,11 @@ ROUTES = [
     ("GET", "/pit/requests", {"supervisor", "surveillance"}, True),
     ("GET", "/api/pit", {"supervisor", "surveillance"}, False),
     ("GET", "/api/pit/requests", {"supervisor", "surveillance"}, False),
+    ("GET", "/pit/dealers", {"supervisor", "surveillance"}, True),
+    ("GET", "/pit/dealers?from=2026-11-29&to=2026-11-29", {"supervisor", "surveillance"}, True),
+    ("GET", "/api/pit/dealers", {"supervisor", "surveillance"}, False),
     ("POST", "/pit/decide", {"supervisor"}, False),
+    ("POST", "/account/language", {"supervisor", "surveillance", "regulator"}, False),
     ("POST", "/logout", {"supervisor", "surveillance", "regulator"}, False),
 ]
 #: The floor's regulator pages (helper module floor/regulator.py), guarded by the floor app.
@@ -62,7 +66,8 @@ def _call(client: TestClient, method: str, path: str, csrf: str | None, table: s
     if method == "GET":
         return client.get(path, follow_redirects=False, headers=headers)
     return client.post(path, data={"csrf": csrf or "", "table": table, "shoe": "SAMPLE-1",
-                                   "game": "16", "action": "accept", "reason": "seen on video"},
+                                   "game": "16", "action": "accept", "reason": "seen on video",
+                                   "lang": "en"},
                        follow_redirects=False, headers=headers)
 
 

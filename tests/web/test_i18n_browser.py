@@ -70,6 +70,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Any, str]]:
         live.observe(event)
     users = UserStore(tmp_path / "users.db", hasher=CHEAP)
     users.add("sup-th", "supervisor", PASSWORD, language="th")
+    users.add("sup-zh", "supervisor", PASSWORD, language="zh_Hant")
     app = create_app(live, UserAccounts(users))
     server = ServerThread(app).start()
     yield app, server.url
@@ -208,6 +209,33 @@ def test_a_thai_supervisor_reviews_in_thai(browser: Any, served: tuple[Any, str]
     rule = page.text_content("article.review .rule")
     assert rule is not None and rule.startswith("กติกา: ไพ่ที่จั่วหลังเกมจบไม่เปลี่ยนผลของเกม")
     assert fonts_of(page, "h1") & THAI_FONTS
+    # the flag's detail and the proposed correction, recorded in English, shown in Thai
+    assert "5D ออกมาหลังเกมที่ 40 จบแล้ว จึงแยกไว้" in (page.text_content("article.review") or "")
+    assert "came out" not in (page.text_content("main") or "")
+    # the pictures' words, drawn by chromium with a Thai font
+    assert page.text_content("svg.by-hour .heading") == "การแจ้งเตือนรายชั่วโมง 8 ชั่วโมงล่าสุด"
+    assert fonts_of(page, "svg.by-hour .heading") & THAI_FONTS
+    assert page.evaluate("""() => Array.from(document.querySelectorAll('svg.fit .label'))
+        .map(t => t.textContent)""") == ["เจ้ามือ", "ผู้เล่น", "เสมอ"]
     shot = tmp_path / "console-th.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 20_000
+
+
+def test_a_chinese_supervisors_pictures_are_drawn_in_chinese(
+        browser: Any, served: tuple[Any, str], tmp_path: Path) -> None:  # noqa: F811
+    app, url = served
+    page = new_page(browser)
+    page.goto(url + "login?next=/supervisor/dealers")
+    page.fill("input[name=name]", "sup-zh")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/supervisor/dealers")
+    assert page.text_content("svg.fit .heading") == "牌靴 S1 與精確賠率對比"
+    assert page.evaluate("""() => Array.from(document.querySelectorAll('svg.fit .label'))
+        .map(t => t.textContent)""") == ["莊", "閒", "和"]
+    assert fonts_of(page, "svg.fit .heading") & CJK_FONTS
+    assert fonts_of(page, "svg.by-dealer .heading") & CJK_FONTS
+    shot = tmp_path / "dealers-zh-Hant.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 20_000

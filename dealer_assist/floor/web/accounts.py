@@ -12,7 +12,7 @@ import threading
 from argon2 import PasswordHasher
 from psycopg_pool import ConnectionPool
 
-from dealer_assist.floor.users import check_login
+from dealer_assist.floor.users import check_login, set_language
 from dealer_assist.login import REFUSED
 from dealer_assist.services.login_throttle import LoginThrottle
 from dealer_assist.web.auth import Account, LoginFailed
@@ -38,11 +38,17 @@ class FloorAccounts:
                          wait)
             raise LoginFailed(REFUSED)
         with self._lock, self._pool.connection() as conn:
-            role, reason = check_login(conn, name, password, self._hasher, self._dummy)
-        if role is None:
+            found = check_login(conn, name, password, self._hasher, self._dummy)
+        if found.role is None:
             self._throttle.failed(client, name)
-            _log.warning("floor login failed: name=%r client=%s reason=%s", name, client, reason)
+            _log.warning("floor login failed: name=%r client=%s reason=%s", name, client,
+                         found.reason)
             raise LoginFailed(REFUSED)
         self._throttle.succeeded(client, name)
-        _log.info("floor login: name=%r role=%s client=%s", name, role, client)
-        return Account(name, role)
+        _log.info("floor login: name=%r role=%s client=%s", name, found.role, client)
+        return Account(name, found.role, found.language)
+
+    def set_language(self, name: str, language: str) -> str:
+        """Keep `name`'s page language (the header's chooser); UserError when unknown."""
+        with self._pool.connection() as conn:
+            return set_language(conn, name, language)

@@ -6,7 +6,9 @@ except the one shoe a review page replays to show a game as the table's console 
 - `alarms`: the integrity alarms, newest first;
 - `queue`: the games across tables with a review or void flag and no decision, most severe
   first (void before review), then oldest first;
-- `review`: one game as the table's console shows it (services.public_view.review_item).
+- `review`: one game as the table's console shows it (services.public_view.review_item);
+- `dealers`, `shifts`: flags per dealer across the pit's tables, and per shift (a dealer's
+  unbroken run of games at one table), from the games read model's `dealer` (migration 8).
 """
 
 from __future__ import annotations
@@ -82,7 +84,9 @@ def queue(conn: psycopg.Connection, limit: int = 500) -> list[dict[str, Any]]:
         f"SELECT f.table_id, f.shoe_id, f.game, max({_RANK}) AS rank, min(e.ts) AS first_ts, "
         "array_agg(f.code ORDER BY f.seq), array_agg(f.severity ORDER BY f.seq), "
         "(SELECT r.status FROM decision_requests r WHERE r.table_id = f.table_id AND "
-        "r.shoe_id = f.shoe_id AND r.game = f.game ORDER BY r.id DESC LIMIT 1) "
+        "r.shoe_id = f.shoe_id AND r.game = f.game ORDER BY r.id DESC LIMIT 1), "
+        "(SELECT g.dealer FROM games g WHERE g.table_id = f.table_id AND "
+        "g.shoe_id = f.shoe_id AND g.game = f.game) "
         "FROM flags f JOIN events e ON e.table_id = f.table_id AND e.seq = f.seq "
         "WHERE f.decided_seq IS NULL AND f.severity IN ('review', 'void') "
         "AND f.game IS NOT NULL AND f.shoe_id IS NOT NULL "
@@ -90,8 +94,8 @@ def queue(conn: psycopg.Connection, limit: int = 500) -> list[dict[str, Any]]:
         "ORDER BY rank DESC, first_ts, f.table_id, f.game LIMIT %s", (limit,)).fetchall()
     return [{"table": t, "shoe_id": s, "game": g,
              "severity": "void" if rank == 2 else "review", "since": ts,
-             "codes": list(dict.fromkeys(codes)), "request": request}
-            for t, s, g, rank, ts, codes, _severities, request in rows]
+             "codes": list(dict.fromkeys(codes)), "request": request, "dealer": dealer}
+            for t, s, g, rank, ts, codes, _severities, request, dealer in rows]
 
 
 def review(conn: psycopg.Connection, table: str, shoe_id: str, game: int,
@@ -121,6 +125,67 @@ def review(conn: psycopg.Connection, table: str, shoe_id: str, game: int,
     if paytable is None:
         return None
     return {**review_item(shoe, g, paytable), "table": table}
+
+
+def dealer_of(conn: psycopg.Connection, table: str, shoe_id: str, game: int) -> str | None:
+    """The dealer the games read model names for a game (None: none signed in, or unknown)."""
+    row = conn.execute("SELECT dealer FROM games WHERE table_id = %s AND shoe_id = %s AND "
+                       "game = %s", (table, shoe_id, game)).fetchone()
+    return None if row is None else row[0]
+
+
+#: Each game with its flags, those waiting for a decision, and where its dealer's shift began
+#: (a game whose dealer differs from the game before it at its table starts a shift).
+_GAMES = f"""
+WITH g AS (
+    SELECT g.table_id, g.started_seq, g.started_ts, g.dealer,
+           count(f.code) AS flags,
+           count(f.code) FILTER (WHERE f.decided_seq IS NULL AND {_RANK} > 0) AS waiting
+    FROM games g
+    LEFT JOIN flags f ON f.table_id = g.table_id AND f.shoe_id = g.shoe_id AND f.game = g.game
+    WHERE left(g.started_ts, 10) BETWEEN %(first)s AND %(last)s
+    GROUP BY g.table_id, g.shoe_id, g.game
+), marked AS (
+    SELECT *, CASE WHEN dealer IS NOT DISTINCT FROM lag(dealer) OVER w THEN 0 ELSE 1 END
+           AS starts
+    FROM g WINDOW w AS (PARTITION BY table_id ORDER BY started_seq)
+), games AS (
+    SELECT *, sum(starts) OVER (PARTITION BY table_id ORDER BY started_seq) AS shift
+    FROM marked
+)
+"""
+
+#: The whole calendar, for a span not limited at one end.
+FIRST_DAY, LAST_DAY = "0001-01-01", "9999-12-31"
+
+
+def dealers(conn: psycopg.Connection, first: str = FIRST_DAY,
+            last: str = LAST_DAY) -> list[dict[str, Any]]:
+    """Each dealer's games across the pit's tables from day `first` to day `last` (UTC,
+    YYYY-MM-DD): games, flagged games, flags, flags waiting for a decision, tables, flag rate;
+    the games dealt with no dealer signed in under None, last."""
+    rows = conn.execute(
+        _GAMES + "SELECT dealer, count(*), count(*) FILTER (WHERE flags > 0), sum(flags), "
+        "sum(waiting), array_agg(DISTINCT table_id ORDER BY table_id) FROM games "
+        "GROUP BY dealer ORDER BY dealer NULLS LAST", {"first": first, "last": last}).fetchall()
+    return [{"dealer": d, "games": n, "flagged": flagged, "flags": int(flags),
+             "waiting": int(waiting), "tables": list(tables),
+             "rate": flagged / n if n else 0.0}
+            for d, n, flagged, flags, waiting, tables in rows]
+
+
+def shifts(conn: psycopg.Connection, first: str = FIRST_DAY, last: str = LAST_DAY,
+           limit: int = 200) -> list[dict[str, Any]]:
+    """The shifts from day `first` to day `last`, newest first: table, dealer, first and last
+    game's start, games, flagged games, flags, flags waiting for a decision."""
+    rows = conn.execute(
+        _GAMES + "SELECT table_id, dealer, min(started_ts), max(started_ts), count(*), "
+        "count(*) FILTER (WHERE flags > 0), sum(flags), sum(waiting) FROM games "
+        "GROUP BY table_id, shift, dealer ORDER BY max(started_ts) DESC, table_id "
+        "LIMIT %(limit)s", {"first": first, "last": last, "limit": limit}).fetchall()
+    return [{"table": t, "dealer": d, "start": start, "end": end, "games": n,
+             "flagged": flagged, "flags": int(flags), "waiting": int(waiting)}
+            for t, d, start, end, n, flagged, flags, waiting in rows]
 
 
 def decisions(conn: psycopg.Connection, table: str, shoe_id: str,

@@ -1,16 +1,21 @@
-"""The floor service's login and logout: the table's auth model (web/auth.py) with the floor's
-homes per role. A login form carries a double-submit CSRF token; a session cookie is HttpOnly,
-SameSite=Strict (Secure behind HTTPS)."""
+"""The floor service's login, logout and page language: the table's auth model (web/auth.py)
+with the floor's homes per role. A login form carries a double-submit CSRF token; a session
+cookie is HttpOnly, SameSite=Strict (Secure behind HTTPS). `POST /account/language` (the
+header's chooser, any floor user) keeps the user's language in `floor_users` and switches the
+session at once, as the table's console does (web/language.py)."""
 
 from __future__ import annotations
 
 import secrets
+from dataclasses import replace
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from dealer_assist import i18n
 from dealer_assist.floor.web import pages
+from dealer_assist.store.users import UserError
 from dealer_assist.web.auth import (
     LOGIN_COOKIE,
     LoginFailed,
@@ -78,3 +83,24 @@ def login(request: Request, name: str = Form(""), password: str = Form(""),
 @router.post("/logout")
 def logout(request: Request, session: AnyUser, csrf: str = Form("")) -> Response:
     return signed_out(request, session, csrf)
+
+
+@router.post("/account/language")
+def choose_language(request: Request, session: AnyUser, csrf: str = Form(""),
+                    lang: str = Form(""), next: str = Form("")) -> Response:
+    check_csrf(session.csrf, csrf)
+    try:
+        chosen = i18n.language(lang[:40])
+    except i18n.UnknownLanguage as e:
+        return pages.message(request, "Bad request", str(e), session, 400)
+    keep = getattr(request.app.state.accounts, "set_language", None)
+    if keep is None:
+        return pages.message(request, "Not allowed",
+                             "These accounts keep no language: use ?lang= to preview one.",
+                             session, 403)
+    try:
+        keep(session.account.name, chosen)
+    except UserError as e:
+        return pages.message(request, "Bad request", str(e), session, 400)
+    session.account = replace(session.account, language=chosen)
+    return RedirectResponse(_next(next, session.account.role), status_code=303)

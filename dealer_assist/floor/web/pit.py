@@ -5,16 +5,20 @@ decisions taken on the floor (stored as requests the owning table records), and 
     /pit/stream               supervisor, surveillance   server-sent events from LISTEN/NOTIFY
     /pit/queue, /pit/queue/list, /pit/review, /pit/requests
                               supervisor, surveillance   the queue, a game, the floor's requests
-    /api/pit                  supervisor, surveillance   the board as JSON
+    /pit/dealers              supervisor, surveillance   flags per dealer and per shift across
+                                                         the pit's tables (?from=&to= days)
+    /api/pit, /api/pit/dealers
+                              supervisor, surveillance   the board, the dealers as JSON
     POST /pit/decide          supervisor                 a decision request for a table's game
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from collections.abc import Callable
+from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import (
     HTMLResponse,
     JSONResponse,
@@ -22,7 +26,10 @@ from fastapi.responses import (
     Response,
     StreamingResponse,
 )
+from markupsafe import Markup
 
+from dealer_assist.charts import svg
+from dealer_assist.charts.data import NO_DEALER
 from dealer_assist.domain.excerpt import shown
 from dealer_assist.floor.requests import RequestRefused, ask, requests
 from dealer_assist.floor.roles import TABLE_ID
@@ -78,7 +85,8 @@ def _queue(request: Request) -> list[dict[str, Any]]:
 
 @router.get("/pit/queue")
 def queue_page(request: Request, session: WatcherPage, asked: str = "") -> HTMLResponse:
-    note = f"Request {asked} sent to the table." if asked.isdigit() else None
+    note = f"Request {asked} sent to the table." if asked.isdigit() and len(asked) < 19 \
+        else None
     items = _queue(request)
     return pages.render(request, "pit_queue.html", session, items=items, message=note,
                         scripts=["pit.js"])
@@ -111,6 +119,7 @@ def _review(request: Request, session: Session, table: str, shoe: str, game: str
     with request.app.state.pool.connection() as conn:
         item = board.review(conn, table, shoe, number, request.app.state.paytables)
         decided = board.decisions(conn, table, shoe, number)
+        dealer = board.dealer_of(conn, table, shoe, number)
         asked = [r for r in requests(conn, table) if r.shoe_id == shoe and r.game == number]
     if item is None:
         return pages.message(request, "No such game",
@@ -118,7 +127,7 @@ def _review(request: Request, session: Session, table: str, shoe: str, game: str
                              f"table {table}.", session, 404,
                              back=("/pit/queue", "Back to the queue"))
     return pages.render(request, "pit_review.html", session, status, item=item, error=error,
-                        reason=reason, decided=decided, asked=asked)
+                        reason=reason, decided=decided, asked=asked, dealer=dealer)
 
 
 @router.get("/pit/review")
@@ -185,3 +194,67 @@ def requests_json(request: Request, session: Watcher) -> JSONResponse:
         rows = requests(conn)
     return JSONResponse([r.as_dict() for r in rows])
 
+
+
+def _day(given: str, open_end: str) -> str | None:
+    """A day as YYYY-MM-DD (`open_end` when none is given), or None when it is not one."""
+    if not given:
+        return open_end
+    try:
+        return date.fromisoformat(given).isoformat() if len(given) == 10 else None
+    except ValueError:
+        return None
+
+
+def _span(first: str, last: str) -> tuple[str, str] | str:
+    """The days from `first` to `last` (either may be open), or why they are refused."""
+    start, end = _day(first, board.FIRST_DAY), _day(last, board.LAST_DAY)
+    if start is None or end is None:
+        return f"{shown(first if start is None else last)}: not a day (YYYY-MM-DD)"
+    if start > end:
+        return f"{start} comes after {end}"
+    return start, end
+
+
+def _dealers(request: Request, first: str, last: str) -> dict[str, Any] | str:
+    span = _span(first, last)
+    if isinstance(span, str):
+        return span
+    with request.app.state.pool.connection() as conn:
+        return {"dealers": board.dealers(conn, *span), "shifts": board.shifts(conn, *span),
+                "first": first, "last": last}
+
+
+@router.get("/pit/dealers")
+def dealers_page(request: Request, session: WatcherPage, first: str = Query("", alias="from"),
+                 last: str = Query("", alias="to")) -> HTMLResponse:
+    """Flags per dealer across the pit's tables, and per shift (newest first)."""
+    found = _dealers(request, first, last)
+    if isinstance(found, str):
+        return pages.message(request, "Bad request", found, session,
+                             back=("/pit/dealers", "Dealers"))
+    return pages.render(request, "pit_dealers.html", session, **found,
+                        **_pictures(found["dealers"], pages.translator(request, session)))
+
+
+def _pictures(dealers: list[dict[str, Any]], gettext: Callable[[str], str]) -> dict[str, Any]:
+    """Each dealer's flags and flag rate as bar charts (SVG drawn here), in the page's words."""
+    words = svg.translated_words(gettext)
+    named = [(d["dealer"] or words[NO_DEALER], d) for d in dealers]
+    return {
+        "flags_svg": Markup(svg.bar_chart(gettext("Flags per dealer"),
+                                          [(name, d["flags"]) for name, d in named],
+                                          words=words, kind="pit-flags")),
+        "rates_svg": Markup(svg.bar_chart(gettext("Flag rate"),
+                                          [(name, d["rate"]) for name, d in named],
+                                          percent=True, words=words, kind="pit-rates")),
+    }
+
+
+@router.get("/api/pit/dealers")
+def dealers_json(request: Request, session: Watcher, first: str = Query("", alias="from"),
+                 last: str = Query("", alias="to")) -> JSONResponse:
+    found = _dealers(request, first, last)
+    if isinstance(found, str):
+        return JSONResponse({"detail": found}, status_code=400)
+    return JSONResponse(found)

@@ -201,10 +201,16 @@ def _learning_rate(base: float, progress: float) -> float:
 
 
 def fit(net: nn.Module, loader: DataLoader, loss_fn: Callable[..., tuple[torch.Tensor,
-        dict[str, float]]], budget: _Budget, lr: float, name: str, progress: bool
-        ) -> dict[str, Any]:
-    """Train `net` until the budget is spent; returns its figures (losses, steps, speed)."""
+        dict[str, float]]], budget: _Budget, lr: float, name: str, progress: bool,
+        frozen_norms: bool = False) -> dict[str, Any]:
+    """Train `net` until the budget is spent; returns its figures (losses, steps, speed).
+    `frozen_norms`: BatchNorm layers stay in eval mode (fine-tuning a network whose
+    BatchNorm was folded into its convolutions)."""
     net.train()
+    if frozen_norms:
+        for module in net.modules():
+            if isinstance(module, nn.BatchNorm2d):
+                module.eval()
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     losses: list[float] = []
     parts: dict[str, list[float]] = {}

@@ -17,14 +17,15 @@ import pytest
 
 from dealer_assist.cli import main
 from hardware.camera.recognize import Recognizer, Settings
-from hardware.camera.synth.layout import random_deal
+from hardware.camera.synth.layout import Placement, random_deal
 from hardware.camera.synth.scene import frames, make_table, render
 from hardware.cards import CODES_BY_SUIT
 
 REPO = Path(__file__).resolve().parents[3]
 REAL = REPO.parent / "shared" / "vision-real-dev"
 # a few photographs of each half of the dev set, each source: felt, blue cloth, a bridge fan
-#: The shipped model (61 minutes of CPU training, 2026-12-05) falls short of issue 35's targets;
+#: The shipped model (61 minutes of CPU training, then the reader fine-tuned on half A of the
+#: real photographs, 2026-12-05) falls short of issue 35's targets;
 #: these tests hold the targets and fail loudly (strict) the day a model meets them.
 SHORT_OF_TARGET = "the shipped model is short of issue 35's targets"
 REAL_A = ("003", "014", "044")
@@ -46,7 +47,7 @@ def _near(sightings: list, truth) -> list:  # noqa: ANN001 - a CardTruth
     return truth.near(sightings)
 
 
-@pytest.mark.xfail(strict=True, reason=SHORT_OF_TARGET + " (held-out design found 12/16)")
+@pytest.mark.xfail(strict=True, reason=SHORT_OF_TARGET + " (held-out design found 14/16, all right)")
 def test_held_out_design_is_read_at_the_targets(recognizer: Recognizer,
                                                 held_out_frames: list) -> None:
     up = found = right = reported = down_as_card = 0
@@ -88,6 +89,30 @@ def test_quad_and_centre_follow_the_card(recognizer: Recognizer, held_out_frames
     assert checked >= 3
 
 
+def test_a_big_cards_two_indices_give_one_sighting(recognizer: Recognizer, faces: dict) -> None:
+    """Cards 230-300 px wide on a 1920x1080 frame, turned every way (as the blue-cloth
+    photographs show them): each card's two corner indices make one sighting, never two, and
+    no code is reported twice or wrongly."""
+    rng = np.random.default_rng(3)
+    seen = read = right = 0
+    for height, laid in ((420, [("QS", (560, 520), 0), ("7H", (1360, 520), 180)]),
+                         (330, [("2C", (420, 300), 30), ("9D", (1100, 330), -60),
+                                ("JH", (700, 780), 150), ("AS", (1500, 800), 0)])):
+        table = make_table(rng, height=height)
+        frame = render(table, [Placement(code, True, "box", at, angle, height)
+                               for code, at, angle in laid], faces, rng, occlusion=0.0)
+        sightings = recognizer(frame.image)
+        codes = [s.card for s in sightings if s.face == "up"]
+        assert len(codes) == len(set(codes)), f"a card reported twice: {codes}"
+        for truth in frame.cards:
+            near = [s for s in _near(sightings, truth) if s.face != "down"]
+            assert len(near) <= 1, f"{truth.card}: {[(s.card, s.why) for s in near]}"
+            seen += len(near)
+            read += any(s.face == "up" for s in near)
+            right += any(s.card == truth.card for s in near)
+    assert seen >= 4 and right == read >= 2
+
+
 def _face_down_frames(recognizer: Recognizer, faces: dict) -> tuple[list[list[str]], int, int]:
     """Cards read, backs laid and backs seen as face down on three all-face-down frames."""
     rng = np.random.default_rng(9)
@@ -125,10 +150,15 @@ def _photo(name: str) -> tuple[np.ndarray, dict]:
     return image, truth
 
 
-@pytest.mark.xfail(strict=True, reason=SHORT_OF_TARGET + " (found 30/66 of half A, 40/72 of B)")
-@pytest.mark.parametrize("half", [REAL_A, REAL_B], ids=["half A", "half B"])
+@pytest.mark.parametrize("half", [
+    pytest.param(REAL_A, id="half A"),
+    pytest.param(REAL_B, id="half B", marks=pytest.mark.xfail(
+        strict=True, reason=SHORT_OF_TARGET + " (half B found 66/72, all right)")),
+])
 def test_real_photographs_are_read_at_the_targets(recognizer: Recognizer, half: tuple) -> None:
-    """Scored as ../shared/vision-real-dev/score.py scores: codes matched as multisets."""
+    """Scored as ../shared/vision-real-dev/score.py scores: codes matched as multisets.
+    Half A's photos meet the targets (63/66 found, all right), but half A trained the
+    reader's fine-tune and chose the thresholds: half B is the honest figure."""
     true = reported = matched = 0
     for name in half:
         image, truth = _photo(name)

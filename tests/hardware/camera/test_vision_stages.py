@@ -91,7 +91,8 @@ def test_a_cards_two_indices_make_one_face_up_sighting() -> None:
                                                          up=(0.0, 1.0))]
     (s,) = merge(reads, [], (1080, 1920), SETTINGS)
     assert (s.card, s.face, s.why) == ("QS", "up", "")
-    assert s.center == pytest.approx((502, 399)) and s.confidence == pytest.approx(0.99)
+    assert s.center == pytest.approx((500, 400))  # the middle of its two indices
+    assert s.confidence == pytest.approx(0.99)
     quad = np.array(s.quad)
     assert np.linalg.norm(quad[3] - quad[0]) == pytest.approx(100 * CARD_ASPECT)
     assert np.linalg.norm(quad[1] - quad[0]) == pytest.approx(100)
@@ -108,10 +109,62 @@ def test_a_fans_cards_stay_apart_and_not_a_card_reads_are_dropped() -> None:
 def test_a_weak_read_or_indices_that_disagree_give_unsure_never_a_code() -> None:
     (weak,) = merge([_read("8C", (420, 330), (500, 400), prob=0.6)], [], (1080, 1920), SETTINGS)
     assert (weak.card, weak.face) == (None, "unsure") and "8C" in weak.why
-    clash = merge([_read("6S", (420, 330), (500, 400)), _read("6C", (580, 470), (505, 402))],
-                  [], (1080, 1920), SETTINGS)
-    assert [(s.card, s.face) for s in clash] == [(None, "unsure")] * 2
-    assert all("indices disagree" in s.why for s in clash)
+    # one index read twice (two heat peaks), two sure codes: one card, and not sure which
+    (clash,) = merge([_read("6S", (420, 330), (500, 400)), _read("6C", (425, 332), (505, 402))],
+                     [], (1080, 1920), SETTINGS)
+    assert (clash.card, clash.face) == (None, "unsure")
+    assert clash.why == "indices disagree: 6S or 6C"
+
+
+# a big card's two indices as the finder saw them on a real photograph (half A, 012.jpg): its
+# width a quarter short, so each predicted centre falls well short of the card's middle
+_BIG_A = dict(at=(283, 446), centre=(218, 368), up=(0.0, 1.0), width=170.0)
+_BIG_B = dict(at=(121, 173), centre=(170, 252), up=(0.0, -1.0), width=144.0)
+
+
+def test_a_big_cards_opposite_indices_are_one_card_though_their_centres_miss() -> None:
+    reads = [_read("AD", **_BIG_A, prob=0.98), _read("AD", **_BIG_B, prob=0.93)]
+    (s,) = merge(reads, [], (720, 1280), SETTINGS)
+    assert (s.card, s.face) == ("AD", "up")
+    assert s.center == pytest.approx((202, 309.5))  # the middle of the two indices
+
+
+def test_a_big_cards_indices_that_disagree_give_the_surer_one_or_unsure() -> None:
+    sure_and_not = [_read("AD", **_BIG_A, prob=0.97), _read("AH", **_BIG_B, prob=0.6)]
+    (s,) = merge(sure_and_not, [], (720, 1280), SETTINGS)
+    assert (s.card, s.face) == ("AD", "up")
+    unsure_twice = [_read("AD", **_BIG_A, prob=0.7), _read("AH", **_BIG_B, prob=0.6)]
+    (s,) = merge(unsure_twice, [], (720, 1280), SETTINGS)
+    assert (s.card, s.face) == (None, "unsure") and "AD" in s.why
+    # two sure reads at opposite corners are two cards (the hands of a bridge deal face each
+    # other so): each is reported
+    both_sure = [_read("AD", **_BIG_A, prob=0.97), _read("AH", **_BIG_B, prob=0.95)]
+    assert sorted(s.card or "" for s in merge(both_sure, [], (720, 1280), SETTINGS)) == [
+        "AD", "AH"]
+
+
+def test_indices_at_opposite_corners_with_another_index_between_stay_two_cards() -> None:
+    between = _read("5C", (200, 310), (200, 380), prob=0.95, width=150.0)
+    reads = [_read("AD", **_BIG_A, prob=0.97), _read("AH", **_BIG_B, prob=0.6), between]
+    found = merge(reads, [], (720, 1280), SETTINGS)
+    assert sorted((s.card or "", s.face) for s in found) == [
+        ("", "unsure"), ("5C", "up"), ("AD", "up")]
+
+
+def test_a_weak_stray_peak_does_not_make_two_sure_fan_neighbours_unsure() -> None:
+    """Two fanned cards, each read sure from a firm peak, and between them a weak peak read
+    unsure as one of them: both cards are still reported."""
+    a, b = _read("AD", (400, 330), (480, 400)), _read("5D", (430, 330), (510, 400))
+    stray = Read(IndexSpot((408, 331), (0.0, -1.0), 100.0, (490, 400), 0.33), "5D", 0.46)
+    found = merge([a, b, stray], [], (1080, 1920), SETTINGS)
+    assert sorted((s.card, s.face) for s in found) == [("5D", "up"), ("AD", "up")]
+
+
+def test_the_same_code_far_apart_is_two_cards() -> None:
+    """Eight decks hold each code eight times: the same code two card widths off, side by
+    side, the same way up, is two cards."""
+    reads = [_read("9H", (300, 300), (350, 370)), _read("9H", (520, 300), (570, 370))]
+    assert [s.card for s in merge(reads, [], (1080, 1920), SETTINGS)] == ["9H", "9H"]
 
 
 def test_backs_are_face_down_cards_unless_on_a_face() -> None:

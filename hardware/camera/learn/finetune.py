@@ -1,0 +1,204 @@
+"""Fine-tuning the reader on real photographs (`vision train --reader-only --photos DIR`).
+
+The reader starts from a trained model's `index.onnx` (its weights loaded back into the
+PyTorch `Reader`: each exported convolution carries its folded BatchNorm, so the BatchNorm is
+set to pass through, with its statistics frozen) and goes on learning from batches that mix
+synthetic crops (`data.reader_sample`, every design as in full training) with crops of real
+photographs labelled by `learn.photos` (`PHOTO_SHARE` of each batch), each re-cut with the
+runtime's jitter and another light. The finder is not touched: `corners.onnx` is copied over.
+
+Reproducible from the seed as full training is: every sample is drawn from
+`default_rng([seed, 3, n])`, the photos are labelled by a fixed model, the weights start from
+the given file.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import orjson
+import torch
+from onnx import numpy_helper
+from torch import nn
+from torch.utils.data import Dataset
+
+from hardware.camera.learn import data
+from hardware.camera.learn.export import export_reader
+from hardware.camera.learn.nets import Reader
+from hardware.camera.learn.photos import PhotoSet, label_photos, photo_files, real_crop
+from hardware.camera.learn.report import evaluate_reader, write_report
+from hardware.camera.learn.train import (
+    Plan,
+    TrainError,
+    _batches,
+    _Budget,
+    _scoring_artwork,
+    fit,
+    reader_loss,
+)
+from hardware.camera.model.settings import Settings
+from hardware.camera.model.spec import CLASSES, CORNERS_FILE, INDEX_FILE, REPORT_FILE
+
+PHOTO_SHARE = 0.4  # of each batch: crops of the real photographs
+_STREAM = 3
+
+
+@dataclass
+class FineTune:
+    """What one fine-tuning run does."""
+
+    photos: Path
+    take: list[str] | None = None  # photo names (file stems) to use; None: all in `photos`
+    out: Path = Path("var/vision-model")
+    base: Path | None = None  # the model folder to start from; None: the shipped model
+    seed: int = 0
+    minutes: float = 25.0
+    steps: int | None = None
+    batch: int = 128
+    lr: float = 5e-4
+    designs: list[str] | None = None  # synthetic designs; None: every training design
+    variants: bool = True
+    threads: int = 1
+    workers: int = 0
+    eval_crops: int = 3000
+    progress: bool = True
+    log: Callable[[str], None] = field(default=print, repr=False)
+
+
+def load_reader(path: Path) -> Reader:
+    """A PyTorch Reader holding the weights of the exported `index.onnx` at `path`."""
+    try:
+        model = onnx.load(str(path))
+    except Exception as e:  # onnx raises its own errors on a bad file
+        raise TrainError(f"{path}: not a reader network ({e})") from None
+    weights = {i.name: numpy_helper.to_array(i).copy() for i in model.graph.initializer}
+    convs = [(n.input[1], n.input[2]) for n in model.graph.node if n.op_type == "Conv"]
+    net = Reader()
+    layers = [m for m in net.features if isinstance(m, nn.Sequential)]
+    if len(convs) != len(layers) or "classify.weight" not in weights:
+        raise TrainError(f"{path}: its layers are not the Reader's ({len(convs)} convolutions)")
+    with torch.no_grad():
+        for (w, b), layer in zip(convs, layers, strict=True):
+            conv, norm = layer[0], layer[1]
+            assert isinstance(conv, nn.Conv2d) and isinstance(norm, nn.BatchNorm2d)
+            if tuple(conv.weight.shape) != weights[w].shape:
+                raise TrainError(f"{path}: layer shape {weights[w].shape} is not the Reader's")
+            conv.weight.copy_(torch.from_numpy(weights[w]))
+            norm.weight.fill_(1.0)  # the folded bias passes through an identity BatchNorm
+            norm.bias.copy_(torch.from_numpy(weights[b]))
+            assert norm.running_mean is not None and norm.running_var is not None
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        net.classify.weight.copy_(torch.from_numpy(weights["classify.weight"]))
+        net.classify.bias.copy_(torch.from_numpy(weights["classify.bias"]))
+    return net
+
+
+class _Mixed(Dataset):
+    def __init__(self, art: data.Artwork, photos: PhotoSet, seed: int, length: int,
+                 crop_card_width: float) -> None:
+        self.art, self.photos, self.seed, self.length = art, photos, seed, length
+        self.width = crop_card_width
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, i: int) -> tuple[np.ndarray, int]:
+        rng = np.random.default_rng([self.seed, _STREAM, i])
+        if rng.random() < PHOTO_SHARE:
+            one = self.photos.indices[int(rng.integers(len(self.photos.indices)))]
+            crop = real_crop(self.photos.frames[one.photo], one.spot, rng, self.width)
+            return crop, CLASSES.index(one.code)
+        return data.reader_sample(rng, self.art)
+
+
+def photo_accuracy(net: Reader, photos: PhotoSet, settings: Settings, seed: int) -> float | None:
+    """The share of the labelled photo indices (one jittered crop each) read as labelled."""
+    if not photos.indices:
+        return None
+    rng = np.random.default_rng([seed, 7003])
+    crops = np.stack([real_crop(photos.frames[x.photo], x.spot, rng, settings.crop_card_width)
+                      for x in photos.indices])
+    truth = np.array([CLASSES.index(x.code) for x in photos.indices])
+    net.eval()
+    with torch.no_grad():
+        tensor = torch.from_numpy(crops).permute(0, 3, 1, 2).float() / 255.0
+        guess = net(tensor).argmax(1).numpy()
+    return round(float(np.mean(guess == truth)), 4)
+
+
+def fine_tune(plan: FineTune) -> dict[str, Any]:
+    """Fine-tune the reader; write index.onnx, corners.onnx (copied) and report.json into
+    `plan.out`. Returns the report."""
+    started = time.monotonic()
+    torch.set_num_threads(max(1, plan.threads))
+    torch.manual_seed(plan.seed)
+    settings = Settings(model_dir=plan.base)
+    base = plan.base or Path(__file__).resolve().parents[1] / "model"
+    if not (base / INDEX_FILE).is_file() or not (base / CORNERS_FILE).is_file():
+        raise TrainError(f"{base}: no {INDEX_FILE} and {CORNERS_FILE} to start from")
+    net = load_reader(base / INDEX_FILE)
+    try:
+        photos = label_photos(photo_files(plan.photos, plan.take), settings, plan.progress)
+    except ValueError as e:
+        raise TrainError(str(e)) from None
+    if not photos.indices:
+        raise TrainError(f"--photos {plan.photos}: no index could be labelled confidently")
+    plan.log(f"photos: {len(photos.names)}, {photos.cards} of {photos.listed} listed cards "
+             f"labelled ({len(photos.indices)} indices)")
+    names = plan.designs if plan.designs is not None else data.designs_for_training()
+    try:
+        art = data.Artwork.load(names, progress=plan.progress, variants=plan.variants)
+    except ValueError as e:
+        raise TrainError(str(e)) from None
+    before: dict[str, Any] = {"photo_accuracy": photo_accuracy(net, photos, settings, plan.seed)}
+    scoring, scored_on = _scoring_artwork(Plan(progress=plan.progress, log=plan.log), art)
+    before["held_out"] = evaluate_reader(net, scoring, plan.eval_crops, plan.seed)
+
+    net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
+    length = plan.batch * (plan.steps or 10 ** 9)
+    loader = _batches(_Mixed(art, photos, plan.seed, length, settings.crop_card_width),
+                      plan.batch, plan.workers)
+    budget = _Budget(plan.steps, plan.minutes * 60)
+    figures = fit(net, loader, reader_loss, budget, plan.lr, "reader (fine-tune)",
+                  plan.progress, frozen_norms=True)
+    net = net.to(memory_format=torch.contiguous_format)
+    plan.out.mkdir(parents=True, exist_ok=True)
+    figures["onnx_max_difference"] = export_reader(net, plan.out / INDEX_FILE, plan.seed)
+    if (plan.out / CORNERS_FILE).resolve() != (base / CORNERS_FILE).resolve():
+        shutil.copyfile(base / CORNERS_FILE, plan.out / CORNERS_FILE)
+    after = {"photo_accuracy": photo_accuracy(net, photos, settings, plan.seed),
+             "held_out": evaluate_reader(net, scoring, plan.eval_crops, plan.seed)}
+    previous: dict[str, Any] = {}
+    if (base / REPORT_FILE).is_file():
+        previous = orjson.loads((base / REPORT_FILE).read_bytes())
+    earlier = list(previous.pop("earlier_fine_tunes", []))
+    if "reader_fine_tune" in previous:  # fine-tuned before: keep that run's record too
+        earlier.append(previous.pop("reader_fine_tune"))
+    report = {
+        **previous,
+        **({"earlier_fine_tunes": earlier} if earlier else {}),
+        "reader_fine_tune": {
+            "seed": plan.seed,
+            "started_from": str(plan.base) if plan.base else "the shipped model",
+            "photos_folder": plan.photos.name,
+            **photos.summary(),
+            "photo_share_of_batch": PHOTO_SHARE,
+            "synthetic_designs": art.names,
+            "lr": plan.lr,
+            "fit": figures,
+            "scored_on": scored_on,
+            "before": before,
+            "after": after,
+            "wall_seconds": round(time.monotonic() - started, 1),
+        },
+    }
+    write_report(plan.out / REPORT_FILE, report)
+    return report

@@ -1,0 +1,59 @@
+"""The shipper's thread sends the table's signed checkpoints after each round of events, with
+the table's public key; offering another key than the registered one stops it with an alarm."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from dealer_assist.floor.checkpoints import register_key
+from dealer_assist.floor.shipper import Shipper
+from tests.floor.test_checkpoints import alarms, central, signing_log
+
+pytestmark = pytest.mark.skipif(not hasattr(Shipper, "ship_checkpoints"),
+                                reason="the shipper does not ship signed checkpoints yet "
+                                       "(wiring requested in floor/shipper.py)")
+
+
+def wait_for(check, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_the_shippers_thread_ships_signed_checkpoints_as_they_come(floor, sample, tmp_path):
+    key = Ed25519PrivateKey.generate()
+    table, dsn = floor.add_table()
+    log = signing_log(tmp_path, table, key, sample[:250])
+    shipper = Shipper(str(log.path), table, dsn, idle=0.05,
+                      public_key=key.public_key()).start()
+    try:
+        wait_for(lambda: [seq for _, seq, _, _ in central(floor, table)] == [100, 200])
+        for at in range(250, len(sample), 100):
+            log.append_many(sample[at:at + 100])
+        log.checkpoint()  # as the table does at a shoe's end
+        wait_for(lambda: len(central(floor, table)) == len(log.signed_checkpoints()))
+        assert shipper.lag().alarm is None
+    finally:
+        shipper.stop()
+        log.close()
+    assert [seq for _, seq, _, _ in central(floor, table)][-1] == len(sample)
+
+
+def test_another_key_stops_the_shipper_with_an_alarm(floor, sample, tmp_path):
+    key = Ed25519PrivateKey.generate()
+    table, dsn = floor.add_table()
+    register_key(floor.owner, table, Ed25519PrivateKey.generate().public_key())
+    log = signing_log(tmp_path, table, key, sample)
+    shipper = Shipper(str(log.path), table, dsn, idle=0.05,
+                      public_key=key.public_key()).start()
+    try:
+        wait_for(lambda: shipper.lag().alarm is not None)
+    finally:
+        shipper.stop()
+        log.close()
+    assert "another public key" in str(shipper.lag().alarm)
+    assert central(floor, table) == [] and "never replaced silently" in alarms(floor, table)[0]
