@@ -27,7 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "status. Exit status 0 whatever the flags; 2 if a line is malformed (the message names it). "
             "--sample audits a shoe shipped with the package: 80 games, two of them misdealt. "
             "--plot FILE.svg also draws each shoe's results and flags game by game, with the "
-            "shoe's score against the exact odds of the cards dealt (docs/charts.md)."
+            "shoe's score against the exact odds of the cards dealt (docs/charts.md); "
+            "--lang th draws its words in Thai (en, th, zh-Hans or zh-Hant; the report "
+            "printed stays English)."
         ),
     )
     p.add_argument("trace", nargs="?", help="trace file (JSON Lines), or - for standard input")
@@ -39,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", type=Path, default=None, metavar="FILE.svg",
                    help="also write a picture (SVG) of each shoe's results and flags over the "
                         "games, with its chi-square score and p-value against the exact odds")
+    p.add_argument("--lang", default=None, metavar="LANG",
+                   help="the language of the picture's words (with --plot): en (default), th, "
+                        "zh-Hans or zh-Hant")
     p.set_defaults(func=run)
 
 
@@ -72,10 +77,28 @@ def render_table(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def write_plot(report: dict[str, Any], out: Path, name: str) -> None:
-    """The SVG of `report`'s shoes into `out`; CommandFailed (exit 2) saying why it cannot."""
+def plot_language(name: str | None, plot: Path | None) -> str:
+    """The shipped language --lang names (en when not given); CommandFailed (exit 2) naming
+    the shipped languages for another, or when there is no picture to draw."""
+    from dealer_assist import i18n
+
+    if name is None:
+        return i18n.SOURCE
+    if plot is None:
+        raise CommandFailed(f"--lang {name}: the language of the picture; give --plot "
+                            "FILE.svg too (the report printed is English)")
+    try:
+        return i18n.language(name)
+    except i18n.UnknownLanguage as e:
+        raise CommandFailed(f"--lang: {e}") from None
+
+
+def write_plot(report: dict[str, Any], out: Path, name: str, lang: str = "en") -> None:
+    """The SVG of `report`'s shoes into `out`, its words in `lang`; CommandFailed (exit 2)
+    saying why it cannot."""
+    from dealer_assist import i18n
     from dealer_assist.charts.fit import shoe_fit
-    from dealer_assist.charts.svg import results_plot
+    from dealer_assist.charts.svg import results_plot, translated_words
 
     if out.suffix.lower() != ".svg":
         raise CommandFailed(f"--plot {out}: the picture is SVG; name a file ending in .svg")
@@ -84,7 +107,9 @@ def write_plot(report: dict[str, Any], out: Path, name: str) -> None:
     if not out.parent.is_dir():
         raise CommandFailed(f"--plot {out}: no folder {out.parent}")
     shoes = report["shoes"]
-    picture = results_plot(f"dealer-assist audit {name}", shoes, [shoe_fit(s) for s in shoes])
+    words = translated_words(i18n.translations(lang).gettext)
+    picture = results_plot(f"dealer-assist audit {name}", shoes, [shoe_fit(s) for s in shoes],
+                           words)
     try:
         out.write_text(picture, encoding="utf-8")
     except OSError as e:
@@ -94,6 +119,7 @@ def write_plot(report: dict[str, Any], out: Path, name: str) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.sample == (args.trace is not None):
         raise CommandFailed("give a TRACE file (- for standard input) or --sample, one of the two")
+    lang = plot_language(args.lang, args.plot)
     try:
         paytables = load_paytables(args.paytable)
     except ConfigError as e:
@@ -104,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         report = audit_trace(args.trace, paytables)
     if args.plot is not None:
-        write_plot(report, args.plot, args.trace or "sample shoe")
+        write_plot(report, args.plot, args.trace or "--sample", lang)
     if args.json:
         # stdout keeps to the contract exactly; what was ignored is said on stderr
         for problem in report.pop("ignored", []):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from dealer_assist.commands import CommandFailed, command
@@ -28,6 +29,9 @@ The central PostgreSQL store that keeps a verified copy of every table's log.
                                                    the pages' language: en (default), th,
                                                    zh-Hans or zh-Hant
   dealer-assist floor user-language NAME LANG      change a floor user's pages' language
+  dealer-assist floor table-key T1 --pubkey FILE --dsn DSN
+                                                   pin a table's public key (its
+                                                   signing-key.pub.pem) before it first ships
   dealer-assist floor serve --dsn DSN [--host 127.0.0.1] [--port 8100]
                                                    the floor service: pit board, pit review
                                                    queue, floor decisions, regulator pages
@@ -35,7 +39,10 @@ The central PostgreSQL store that keeps a verified copy of every table's log.
 DSN is a libpq connection string of a role that may create roles (the store's owner), or
 the environment variable {ENV_DSN}. `serve` needs no owner: a login made with
 `add-reader NAME --role service` (it reads every table and the floor's users, and stores
-decision requests). See docs/floor.md for the roles, the pit and the integrity alarm.
+decision requests). `table-key` pins a table's public key before the table first ships
+(otherwise its shipper registers the key it offers, on first use); a registered key is never
+replaced, and a table offering another one raises the integrity alarm. See docs/floor.md for
+the roles, the pit, the tables' keys and the integrity alarm.
 """
 
 
@@ -71,6 +78,12 @@ def register(subparsers: Any) -> None:
                   run_user_language)
     lang.add_argument("name", metavar="NAME", help="the user's name")
     lang.add_argument("language", metavar="LANG", help="en, th, zh-Hans or zh-Hant")
+    pin = action("table-key", "register a table's public key before it first ships",
+                 run_table_key)
+    pin.add_argument("table", metavar="TABLE", help="the table's id, as in its config (T1)")
+    pin.add_argument("--pubkey", required=True, type=Path, metavar="FILE",
+                     help="the table's public key (PEM: the signing-key.pub.pem next to the "
+                          "key the table signs its checkpoints with)")
     serve = action("serve", "run the floor service (pit board, queue, floor decisions)",
                    run_serve)
     serve.add_argument("--host", default="127.0.0.1",
@@ -185,6 +198,36 @@ def run_user_language(args: argparse.Namespace) -> int:
         except UserError as e:
             raise CommandFailed(str(e)) from None
         print(f"floor user {args.name}: pages in {lang}")
+        return 0
+
+    return _run(args, work)
+
+
+def run_table_key(args: argparse.Namespace) -> int:
+    """Pin the table's key ahead of its shipper: the careful way (floor/checkpoints.py).
+    Registered once; the same key again is harmless, another one is refused."""
+    from dealer_assist.export.keys import KeyProblem, load_public_key
+    from dealer_assist.floor.checkpoints import register_key, registered_key
+
+    try:
+        key = load_public_key(args.pubkey)
+    except KeyProblem as exc:
+        raise CommandFailed(str(exc)) from None
+
+    def work(conn: Any) -> int:
+        known = conn.execute("SELECT 1 FROM floor_tables WHERE table_id = %s",
+                             (args.table,)).fetchone()
+        if known is None:
+            raise CommandFailed(f"no table {args.table} in the central store: add it first "
+                                f"with dealer-assist floor add-table {args.table}")
+        before = registered_key(conn, args.table)
+        got = register_key(conn, args.table, key)
+        if before is None:
+            print(f"table {args.table}: key {got} registered; its shipper may ship "
+                  "signed checkpoints with this key only")
+        else:
+            print(f"table {args.table}: key {got} was already registered (by "
+                  f"{before['by']}, {before['at']:%Y-%m-%d %H:%M:%S %Z}); nothing changed")
         return 0
 
     return _run(args, work)

@@ -40,7 +40,9 @@ Start a demo of the floor, for a newcomer, on this machine:
      is recorded in the table's own log and shipped back;
   4. the floor service (dealer-assist floor serve) on http://127.0.0.1:PORT/; its floor
      exports are signed with the key $DEALER_ASSIST_SIGNING_KEY names, else with a demo key
-     made once in the user's cache folder (~/.cache/dealer-assist/floor-demo-key).
+     made once in the user's cache folder (~/.cache/dealer-assist/floor-demo-key). Each demo
+     table signs its log's checkpoints with its own key, made once beside it
+     (floor-demo-tables/T1..T8), and ships them: the exports carry every table's signed heads.
 
 Ctrl-C stops the service, the tables and the cluster, in that order. The logs and the cluster
 stay in VAR for the next start (delete VAR/floor-pg and VAR/floor-demo to start afresh).
@@ -133,6 +135,28 @@ def run(args: argparse.Namespace) -> int:
 def _signing_key() -> Any:
     """The floor's key for the demo's exports: $DEALER_ASSIST_SIGNING_KEY's when set, else a
     demo key made once in the user's cache folder (a key never lives in the repository)."""
+    from dealer_assist.export.keys import (
+        PUBLIC_NAME,
+        KeyPair,
+        KeyProblem,
+        fingerprint,
+        load_private_key,
+    )
+
+    try:
+        given = os.environ.get(ENV_SIGNING_KEY, "").strip()
+        if given:
+            private = Path(given).expanduser()
+            public = private.with_name(PUBLIC_NAME)
+            return KeyPair(private, public, fingerprint(load_private_key(private).public_key()))
+    except KeyProblem as exc:
+        raise CommandFailed(f"the demo's signing key: {exc}") from None
+    return _demo_key("floor-demo-key")
+
+
+def _demo_key(name: str) -> Any:
+    """A demo key pair made once in the user's cache folder under `name` and kept there, so a
+    demo table's log and the central store's record of its key agree from run to run."""
     import platformdirs
 
     from dealer_assist.export.keys import (
@@ -145,20 +169,15 @@ def _signing_key() -> Any:
         load_private_key,
     )
 
+    folder = Path(platformdirs.user_cache_dir("dealer-assist")) / name
     try:
-        given = os.environ.get(ENV_SIGNING_KEY, "").strip()
-        if given:
-            private = Path(given).expanduser()
-            public = private.with_name(PUBLIC_NAME)
-            return KeyPair(private, public, fingerprint(load_private_key(private).public_key()))
-        folder = Path(platformdirs.user_cache_dir("dealer-assist")) / "floor-demo-key"
         if (folder / PRIVATE_NAME).exists():
             private = folder / PRIVATE_NAME
             return KeyPair(private, folder / PUBLIC_NAME,
                            fingerprint(load_private_key(private).public_key()))
         return generate_keys(folder)
     except KeyProblem as exc:
-        raise CommandFailed(f"the demo's signing key: {exc}") from None
+        raise CommandFailed(f"the demo's key {name}: {exc}") from None
 
 
 def _wait_until_serving(serve: subprocess.Popen[str], timeout: float = 60.0) -> None:
@@ -244,16 +263,20 @@ class _Table:
                  stop: threading.Event) -> None:
         from dealer_assist.config import load_paytables
         from dealer_assist.domain.house import HouseRules
+        from dealer_assist.export.keys import load_private_key
         from dealer_assist.floor.shipper import Shipper
         from dealer_assist.services.live_table import LiveTable
         from dealer_assist.store.sqlite_log import SqliteEventLog
 
         self.table, self.speed, self.stop = table, speed, stop
-        self.log = SqliteEventLog(folder / f"{table}.events.db")
+        # each demo table signs its checkpoints with its own key, as a table PC does, so the
+        # floor's exports carry every table's signed chain heads
+        key = load_private_key(_demo_key(f"floor-demo-tables/{table}").private)
+        self.log = SqliteEventLog(folder / f"{table}.events.db", table_id=table, signer=key.sign)
         self.live = LiveTable(self.log, table_id=table, house=HouseRules(),
                               paytables=load_paytables())
         self.shipper = Shipper(str(self.log.path), table, dsn, idle=0.25, backoff=(0.5, 5.0),
-                               decide=self.live.decide)
+                               decide=self.live.decide, public_key=key.public_key())
         self.thread = threading.Thread(target=self._deal, name=f"deal-{table}", daemon=True)
 
     def start(self) -> None:

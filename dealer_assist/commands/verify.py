@@ -11,12 +11,14 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from tqdm import tqdm
 
 from dealer_assist.commands import CommandFailed
-from dealer_assist.export.floor_verifier import FLOOR_FORMAT
+from dealer_assist.export.compare import Findings
+from dealer_assist.export.floor_verifier import FLOOR_FORMAT, is_floor_manifest, verify_floor_zip
 from dealer_assist.export.keys import KeyProblem, fingerprint, load_public_key
-from dealer_assist.export.manifest import EVENTS, MANIFEST
+from dealer_assist.export.manifest import EVENTS, MANIFEST, SIGNATURE
 from dealer_assist.export.verifier import Verification, verify_export
 
 HELP = """\
@@ -36,8 +38,15 @@ floor's key) is recognised by its manifest: its signature and the SHA-256 of eve
 file are checked, then each table's export in it as above, and each table's chain heads,
 range and counts against what the floor manifest says of them.
 
+A floor export's summary names each table's own key (the fingerprint of the key that signed
+its checkpoints) and what the floor's key alone vouches for (the manifest's `not_checked`).
+The floor's key would sign a part that swapped a table's key for another; --table-key T=FILE
+pins table T's key to the public key you hold for it (its `signing-key.pub.pem`), and a part
+signed with any other key is a problem (repeat it for each table).
+
 Prints OK, or every problem with its file and line (events.jsonl) or row (CSV files, data
-rows counted from 1). Exit status 0 OK, 1 problems found, 2 the key cannot be read.
+rows counted from 1). Exit status 0 OK, 1 problems found, 2 a key cannot be read, or
+--table-key names a table the floor export does not hold or is given for a table's export.
 """
 
 
@@ -49,6 +58,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("zip", type=Path, metavar="FILE.zip", help="the export to check")
     parser.add_argument("--pubkey", required=True, type=Path, metavar="KEY",
                         help="the casino's public key (PEM)")
+    parser.add_argument("--table-key", action="append", default=[], metavar="T=KEY",
+                        help="a floor export: table T's checkpoints must be signed with this "
+                             "public key (PEM, the table's signing-key.pub.pem); repeatable")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.set_defaults(func=run)
 
@@ -58,21 +70,82 @@ def run(args: argparse.Namespace) -> int:
         key = load_public_key(args.pubkey)
     except KeyProblem as exc:
         raise CommandFailed(str(exc)) from None
+    pinned = _table_keys(args.table_key)
     bar = tqdm(total=2 * _events(args.zip), unit="line", desc="verify", file=sys.stderr,
                disable=args.json or not sys.stderr.isatty(), unit_scale=True)
     try:
-        result = verify_export(args.zip, key, progress=bar.update)
+        result = verify_export(args.zip, key, progress=bar.update) if not pinned \
+            else _verify_pinned(args.zip, key, pinned)
     finally:
         bar.close()
     if args.json:
-        print(json.dumps(_as_json(result, fingerprint(key))))
+        print(json.dumps(_as_json(result, fingerprint(key), pinned)))
     elif result.ok:
-        print(_summary(result, fingerprint(key)))
+        print(_summary(result, fingerprint(key), pinned))
     else:
         for line in result.findings.lines():
             print(line)
         print(f"FAILED: {args.zip} does not verify")
     return 0 if result.ok else 1
+
+
+def _table_keys(given: list[str]) -> dict[str, Ed25519PublicKey]:
+    """--table-key T=FILE, each read: table id -> the public key held for it."""
+    keys: dict[str, Ed25519PublicKey] = {}
+    for text in given:
+        table, sep, file = text.partition("=")
+        if not sep or not table.strip() or not file.strip():
+            raise CommandFailed(f"--table-key {text}: give TABLE=PUBKEYFILE, e.g. "
+                                "T1=t1-signing-key.pub.pem")
+        table = table.strip()
+        if table in keys:
+            raise CommandFailed(f"--table-key: table {table} is given twice")
+        try:
+            keys[table] = load_public_key(Path(file.strip()))
+        except KeyProblem as exc:
+            raise CommandFailed(f"--table-key {table}: {exc}") from None
+    return keys
+
+
+def _verify_pinned(path: Path, key: Ed25519PublicKey,
+                   pinned: dict[str, Ed25519PublicKey]) -> Verification:
+    """A floor export checked as `verify_export` checks it, with the tables' keys pinned;
+    CommandFailed when it is not a floor export or lacks a pinned table."""
+    try:
+        zf = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile):
+        return verify_export(path, key)  # it says what is wrong with the file
+    with zf:
+        data = _member(zf, MANIFEST)
+        manifest = None if data is None else is_floor_manifest(data)
+        if manifest is None:
+            raise CommandFailed(f"--table-key is for a floor export; {path} is not one "
+                                "(a table's export is signed with the casino's key only)")
+        _check_pins_name_tables(manifest, pinned)
+        findings = Findings()
+        signature = _member(zf, SIGNATURE)
+        if signature is None and SIGNATURE in zf.namelist():  # a missing one is reported below
+            findings.add(SIGNATURE, "", "cannot be read (the zip is damaged)")
+        verify_floor_zip(zf, manifest, data or b"", signature or b"", key, findings,
+                         verify_export, table_keys=pinned)
+    return Verification(findings, manifest)
+
+
+def _member(zf: zipfile.ZipFile, name: str) -> bytes | None:
+    try:
+        return zf.read(name)
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error):
+        return None
+
+
+def _check_pins_name_tables(manifest: dict[str, Any], pinned: dict[str, Ed25519PublicKey]
+                            ) -> None:
+    tables = [str(t.get("table")) for t in manifest.get("tables") or [] if isinstance(t, dict)]
+    empty = [str(t) for t in manifest.get("tables_without_events") or []]
+    unknown = sorted(set(pinned) - set(tables) - set(empty))
+    if unknown:
+        raise CommandFailed(f"--table-key {', '.join(unknown)}: the floor export holds no such "
+                            f"table (it holds {', '.join(tables + empty) or 'none'})")
 
 
 def _events(path: Path) -> int:
@@ -85,10 +158,11 @@ def _events(path: Path) -> int:
     return count if isinstance(count, int) else 0
 
 
-def _summary(result: Verification, key: str) -> str:
+def _summary(result: Verification, key: str,
+             pinned: dict[str, Ed25519PublicKey] | None = None) -> str:
     m = result.manifest or {}
     if m.get("format") == FLOOR_FORMAT:
-        return _floor_summary(m, key)
+        return _floor_summary(m, key, pinned or {})
     counts, chain, span = m.get("counts", {}), m.get("chain", {}), m.get("range", {})
     return (
         f"OK: table {m.get('table')}, {counts.get('events')} events (seq "
@@ -100,7 +174,7 @@ def _summary(result: Verification, key: str) -> str:
     )
 
 
-def _floor_summary(m: dict[str, Any], key: str) -> str:
+def _floor_summary(m: dict[str, Any], key: str, pinned: dict[str, Ed25519PublicKey]) -> str:
     lines = [f"OK: floor export of {len(m.get('tables', []))} table(s), "
              f"{m.get('requested', {}).get('from')} to {m.get('requested', {}).get('to')}; "
              f"signed by {key}"]
@@ -110,15 +184,32 @@ def _floor_summary(m: dict[str, Any], key: str) -> str:
                      f"{t.get('range', {}).get('first_seq')}..{t.get('range', {}).get('last_seq')})"
                      f", {counts.get('games')} games; chain head seq {end.get('seq')} hash "
                      f"{end.get('hash')}; re-audited")
+        lines.append(f"    {_table_key_line(t, pinned)}")
     if m.get("tables_without_events"):
         lines.append(f"  no events in the range: {', '.join(m['tables_without_events'])}")
+    not_checked = m.get("not_checked") or []
+    if not_checked:
+        lines.append("  not checked (vouched for by the floor's key alone):")
+        lines.extend(f"    {line}" for line in not_checked)
     return "\n".join(lines)
 
 
-def _as_json(result: Verification, key: str) -> dict[str, Any]:
+def _table_key_line(entry: dict[str, Any], pinned: dict[str, Ed25519PublicKey]) -> str:
+    """What the table's own key vouches for in a verified floor export."""
+    table = str(entry.get("table"))
+    if not entry.get("signed_checkpoints"):
+        return "table key: none (no signed checkpoints: see not checked below)"
+    how = "pinned by --table-key" if table in pinned else \
+        "as the export carries it: pin it with --table-key"
+    return f"table key {entry.get('table_key')} ({how}): its signed checkpoints hold"
+
+
+def _as_json(result: Verification, key: str,
+             pinned: dict[str, Ed25519PublicKey] | None = None) -> dict[str, Any]:
     return {
         "ok": result.ok,
         "key": key,
+        "table_keys_pinned": {t: fingerprint(k) for t, k in (pinned or {}).items()},
         "problems": [{"file": f.file, "where": f.where, "message": f.message}
                      for f in result.findings.shown],
         "more": result.findings.more,

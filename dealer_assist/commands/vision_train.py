@@ -49,6 +49,11 @@ codes and matched one to one, put them on the indices, and only confident matche
 kept. Train only on photographs you are allowed to tune on, and score the model on
 others (docs/vision.md: half A of vision-real-dev trains, half B is only reported).
 
+--finder-only (fine-tuning the finder on dense fans): the finder alone learns on, from a
+trained model (--from, default the shipped one), on synthetic pictures of which
+--dense-fans (default 0.5) are the fans of a bridge deal, each next card showing only its
+corner index; the reader is copied as it is.
+
 To use the result: dealer-assist vision detect IMAGE --model {DEFAULT_OUT}, or copy the
 three files into hardware/camera/model/ to ship them.
 Needs PyTorch: pip install -e '.[train]'.
@@ -88,13 +93,19 @@ def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
                         help="processes drawing training pictures alongside (default 1)")
     parser.add_argument("--reader-only", action="store_true",
                         help="fine-tune the reader alone on --photos (the finder is copied)")
+    parser.add_argument("--finder-only", action="store_true",
+                        help="fine-tune the finder alone on more dense fans (the reader is "
+                        "copied)")
+    parser.add_argument("--dense-fans", type=float, default=0.5, metavar="SHARE",
+                        help="--finder-only: the share of pictures that are dense fans "
+                        "(default 0.5)")
     parser.add_argument("--photos", type=Path, metavar="DIR",
                         help="labelled real photographs (NAME.jpg + NAME.json) for --reader-only")
     parser.add_argument("--take", metavar="NAMES",
                         help="only these photos of --photos, by name: 001-008,012-026,044")
     parser.add_argument("--from", dest="base", type=Path, metavar="DIR",
-                        help="--reader-only starts from this model folder (default: the "
-                        "shipped model)")
+                        help="--reader-only or --finder-only starts from this model folder "
+                        "(default: the shipped model)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(func=_train)
     return parser
@@ -113,6 +124,8 @@ def _train(args: argparse.Namespace) -> int:
     if args.workers < 0:
         raise CommandFailed("--workers must be 0 or more")
     designs = [d.strip() for d in args.designs.split(",") if d.strip()] if args.designs else None
+    if args.finder_only:
+        return _finder_tune(args, designs)
     if args.reader_only or args.photos or args.take or args.base:
         return _fine_tune(args, designs)
     plan = Plan(out=args.out, seed=args.seed, minutes=args.minutes,
@@ -190,4 +203,36 @@ def _fine_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
           f"those crops {_pct(before['photo_accuracy'])} -> {_pct(after['photo_accuracy'])}, "
           f"on {report['scored_on']} {_pct(before['held_out']['accuracy'])} -> "
           f"{_pct(after['held_out']['accuracy'])}")
+    return 0
+
+
+def _finder_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
+    if args.reader_only or args.photos or args.take or args.faces is not None \
+            or args.reader_steps is not None:
+        raise CommandFailed("--finder-only trains the finder alone: no --reader-only, --photos, "
+                            "--take, --faces, --reader-steps")
+    if not 0.0 <= args.dense_fans <= 1.0:
+        raise CommandFailed("--dense-fans is a share of the pictures: 0 to 1")
+    try:
+        from hardware.camera.learn.finder_tune import FinderTune, finder_tune
+        from hardware.camera.learn.train import TrainError
+    except ImportError as e:
+        raise CommandFailed(f"training needs PyTorch ({e.name} is missing): "
+                            "pip install -e '.[train]'") from None
+    minutes = args.minutes if args.minutes != DEFAULT_MINUTES else READER_ONLY_MINUTES
+    plan = FinderTune(out=args.out, base=args.base, seed=args.seed, minutes=minutes,
+                      steps=args.finder_steps or args.steps, dense_fans=args.dense_fans,
+                      designs=designs, threads=args.threads, workers=args.workers,
+                      progress=not args.quiet, log=lambda line: print(line, file=sys.stderr))
+    try:
+        report = finder_tune(plan)["finder_fine_tune"]
+    except TrainError as e:
+        raise CommandFailed(str(e)) from None
+    except OSError as e:
+        raise CommandFailed(f"cannot write the model into {args.out}: {e.strerror}") from None
+    before, after = report["before"]["index"], report["after"]["index"]
+    print(f"wrote {args.out}/corners.onnx (fine-tuned), index.onnx, report.json in "
+          f"{report['wall_seconds'] / 60:.1f} min; finder on {report['scored_on']}: recall "
+          f"{_pct(before['recall'])} -> {_pct(after['recall'])}, precision "
+          f"{_pct(before['precision'])} -> {_pct(after['precision'])}")
     return 0

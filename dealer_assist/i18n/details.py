@@ -93,6 +93,7 @@ PAGES: tuple[str, ...] = (
     "the log has no event from {0} to {1}",
     "the time range is empty: {0} is not before {1}",
     "this service has no signing key: set DEALER_ASSIST_SIGNING_KEY",
+    "{0} is missing or not valid",
 )
 
 #: The values the regulator's games table shows as they are recorded: a game's status, its

@@ -26,6 +26,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -42,7 +43,7 @@ from dealer_assist.web.auth import (
     login_url,
 )
 from dealer_assist.web.display import STATIC
-from dealer_assist.web.pages import message
+from dealer_assist.web.pages import invalid_request, message
 from dealer_assist.web.stream import Hub, sse
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -106,6 +107,10 @@ def create_app(table: LiveTable, accounts: Accounts, settings: WebSettings | Non
         if exc.page:
             return RedirectResponse(login_url(exc.next_path), status_code=303)
         return JSONResponse({"detail": "log in first"}, status_code=401)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        return invalid_request(request, exc, current_session(request), message)
 
     @app.exception_handler(Forbidden)
     async def forbidden(request: Request, exc: Forbidden) -> Response:

@@ -146,11 +146,27 @@ async def review_stream(request: Request, session: Supervisor) -> Response:
 @router.get("/supervisor/review")
 def review_page(request: Request, session: SupervisorPage, game: int,
                 shoe: str = "") -> HTMLResponse:
-    item = _table(request).review(shoe or None, game)
+    table = _table(request)
+    item = table.review(shoe or None, game)
     if item is None:
         return pages.message(request, "No such game", f"No game {game} in shoe {shoe}.",
                              session, 404)
-    return pages.render(request, "game.html", session, item=item)
+    return pages.render(request, "game.html", session,
+                        item=_with_decision(table, _clock(request), item))
+
+
+def _with_decision(table: LiveTable, clock: GamingDay, item: dict[str, Any]) -> dict[str, Any]:
+    """The review item with `decision`: for a game already decided, the decision that settles
+    it (who, what, why, when: the history's newest on this game, or a `void_shoe` from this
+    game or an earlier one of the shoe, as services/decisions.py settles it); else None."""
+    if item["review"] != "resolved":
+        return {**item, "decision": None}
+    number = item["game"]
+    for row in table.history(item["shoe_id"]):
+        if row["game"] == number or (row["action"] == "void_shoe"
+                                     and isinstance(row["game"], int) and row["game"] <= number):
+            return {**item, "decision": {**row, "when": clock.show(row["ts"])}}
+    return {**item, "decision": None}
 
 
 def _hand(form: dict[str, str], seven_up: bool) -> tuple[list[str], list[str]]:
@@ -189,7 +205,8 @@ def decide(request: Request, session: Supervisor, csrf: str = Form(""), shoe: st
         item = table.review(shoe or None, number)
         if item is None:
             return pages.message(request, "Decision refused", said, session)
-        return pages.render(request, "game.html", session, 400, item=item,
+        return pages.render(request, "game.html", session, 400,
+                            item=_with_decision(table, _clock(request), item),
                             error=f"Not recorded: {said}", reason=reason)
     return RedirectResponse(f"/supervisor?decided={number}", status_code=303)
 

@@ -7,6 +7,7 @@ is mounted. `?lang=` on any page previews a language without keeping it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Annotated
 
@@ -25,16 +26,29 @@ AnyUser = Annotated[Session, Depends(require("dealer", "supervisor", "regulator"
 @router.post(PATH)
 def choose_language(request: Request, session: AnyUser, csrf: str = Form(""),
                     lang: str = Form(""), next: str = Form("")) -> Response:
+    refused = keep_language(request, session, csrf, lang, pages.message)
+    return refused or RedirectResponse(safe_next(next, session.account.role), status_code=303)
+
+
+def keep_language(request: Request, session: Session, csrf: str, lang: str,
+                  message: Callable[..., Response],
+                  refusals: tuple[type[Exception], ...] = ()) -> Response | None:
+    """Keep the language `lang` names for the session's account and the session: None when
+    kept, else the page (`message`: the service's own) that says why not. The table's console
+    and the floor service share it; `refusals`: the account store's own errors (a 400)."""
     check_csrf(session.csrf, csrf)
     try:
-        chosen = i18n.language(lang)
+        chosen = i18n.language(lang[:40])
     except i18n.UnknownLanguage as e:
-        return pages.message(request, "Bad request", str(e), session, 400)
+        return message(request, "Bad request", str(e), session, 400)
     keep = getattr(request.app.state.accounts, "set_language", None)
     if keep is None:
-        return pages.message(request, "Not allowed",
-                             "These accounts keep no language: use ?lang= to preview one.",
-                             session, 403)
-    keep(session.account.name, chosen)
+        return message(request, "Not allowed",
+                       "These accounts keep no language: use ?lang= to preview one.",
+                       session, 403)
+    try:
+        keep(session.account.name, chosen)
+    except refusals as e:
+        return message(request, "Bad request", str(e), session, 400)
     session.account = replace(session.account, language=chosen)
-    return RedirectResponse(safe_next(next, session.account.role), status_code=303)
+    return None

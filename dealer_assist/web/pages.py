@@ -25,7 +25,8 @@ from urllib.parse import quote
 
 import orjson
 from fastapi import Request
-from fastapi.responses import HTMLResponse
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, pass_context
 from markupsafe import Markup
@@ -160,3 +161,20 @@ def message(request: Request, title: str, text: str, who: Any = None, status: in
     """A page that only says why a request was not done; `back`: a link (href, text) back.
     `title`, `text` and the link's text are message ids: the page shows them translated."""
     return render(request, "message.html", who, status, title=title, text=text, back=back)
+
+
+#: What a request whose fields do not parse is told (its fields named, e.g. "query game").
+INVALID_FIELDS = "{0} is missing or not valid"
+
+
+def invalid_request(request: Request, exc: RequestValidationError, who: Any = None,
+                    say: Callable[..., HTMLResponse] = message) -> Response:
+    """A request whose query, form or path fields are missing or do not parse: a 400 that names
+    them (a page, or JSON under /api/), not the framework's 422. `say`: the service's
+    `message`."""
+    fields = sorted({" ".join(str(part) for part in error.get("loc", ())) or "request"
+                     for error in exc.errors()})
+    text = INVALID_FIELDS.format(", ".join(fields)[:200])
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"detail": text}, status_code=400)
+    return say(request, "Bad request", text, who, 400)

@@ -89,6 +89,9 @@ def test_the_demo_fills_the_central_store_from_8_tables_and_stops_cleanly(folder
         result = verify_export(folder / "floor.zip", load_public_key(Path(pubkey.group(1))))
         assert result.ok, result.findings.lines()
         assert len(result.manifest["tables"]) == 8
+        # each demo table signs with its own key, which the floor export carries
+        keys = {t["table"]: t.get("table_key") for t in result.manifest["tables"]}
+        assert all(keys.values()) and len(set(keys.values())) == 8, keys
     finally:
         demo.send_signal(signal.SIGINT)
         try:

@@ -37,6 +37,19 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
+
+def sign_in_on_the_pit(page: Any, server: ServerThread, name: str) -> None:
+    """Wait until the floor service listens to the store, then sign `name` in on /pit."""
+    deadline = time.monotonic() + 15
+    while not server.app.state.listener.listening.is_set():
+        assert time.monotonic() < deadline, "the floor service never listened to the store"
+        time.sleep(0.05)
+    page.goto(server.url + "pit")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", FLOOR_PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/pit")
+
 def test_the_pit_board_follows_the_tables_by_itself(browser, floor, service, sample,
                                                     table_log) -> None:
     tables = [floor.add_table() for _ in range(3)]
@@ -49,15 +62,7 @@ def test_the_pit_board_follows_the_tables_by_itself(browser, floor, service, sam
     blocked: list[str] = []
     page.on("console", lambda m: blocked.append(m.text) if "Content Security" in m.text else None)
     try:
-        deadline = time.monotonic() + 15
-        while not server.app.state.listener.listening.is_set():
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        page.goto(server.url + "pit")
-        page.fill("input[name=name]", "sup")
-        page.fill("input[name=password]", FLOOR_PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url("**/pit")
+        sign_in_on_the_pit(page, server, "sup")
         first, dsn = tables[0]
         row = page.locator(f'tr[data-table="{first}"]')
         assert "seq 100)" in row.inner_text()

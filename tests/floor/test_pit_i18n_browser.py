@@ -6,7 +6,6 @@ Screenshots go to artifacts/floor/."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -17,7 +16,11 @@ from dealer_assist.bootstrap import ServerThread
 from dealer_assist.floor.users import add_user
 from dealer_assist.floor.web.app import create_floor_app
 from tests.floor.conftest import FLOOR_PASSWORD, ship
-from tests.floor.test_pit_browser import ARTIFACTS, browser  # noqa: F401 (the fixture)
+from tests.floor.test_pit_browser import (  # noqa: F401 (the fixture)
+    ARTIFACTS,
+    browser,
+    sign_in_on_the_pit,
+)
 from tests.floor.test_pit_i18n import dealt_by
 
 pytestmark = pytest.mark.browser
@@ -53,15 +56,7 @@ def test_a_thai_and_a_chinese_pit_in_chromium(browser, floor, service, sample,  
     page.on("console", lambda m: blocked.append(m.text) if "Content Security" in m.text else None)
     th = i18n.translations("th").gettext
     try:
-        deadline = time.monotonic() + 15
-        while not server.app.state.listener.listening.is_set():
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        page.goto(server.url + "pit")
-        page.fill("input[name=name]", "somchai")
-        page.fill("input[name=password]", FLOOR_PASSWORD)
-        page.click("button[type=submit]")
-        page.wait_for_url("**/pit")
+        sign_in_on_the_pit(page, server, "somchai")
         assert page.get_attribute("html", "lang") == "th"
         assert page.text_content("h1") == th("Pit board")
         assert fonts_of(page, "h1") & THAI_FONTS

@@ -27,6 +27,7 @@ from contextlib import asynccontextmanager
 
 import psycopg
 from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from psycopg_pool import ConnectionPool, PoolTimeout
@@ -48,6 +49,7 @@ from dealer_assist.web.auth import (
     require,
 )
 from dealer_assist.web.display import STATIC as TABLE_STATIC
+from dealer_assist.web.pages import invalid_request
 from dealer_assist.web.stream import Hub
 
 _log = logging.getLogger(__name__)
@@ -121,6 +123,10 @@ def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
         if exc.page:
             return RedirectResponse(login_url(exc.next_path), status_code=303)
         return JSONResponse({"detail": "log in first"}, status_code=401)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        return invalid_request(request, exc, current_session(request), pages.message)
 
     @app.exception_handler(Forbidden)
     async def forbidden(request: Request, exc: Forbidden) -> Response:

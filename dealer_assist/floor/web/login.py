@@ -7,13 +7,11 @@ session at once, as the table's console does (web/language.py)."""
 from __future__ import annotations
 
 import secrets
-from dataclasses import replace
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from dealer_assist import i18n
 from dealer_assist.floor.web import pages
 from dealer_assist.store.users import UserError
 from dealer_assist.web.auth import (
@@ -28,6 +26,7 @@ from dealer_assist.web.auth import (
     signed_in,
     signed_out,
 )
+from dealer_assist.web.language import keep_language
 
 #: Where each role lands after logging in.
 HOME = {"supervisor": "/pit", "surveillance": "/pit", "regulator": "/regulator"}
@@ -88,19 +87,5 @@ def logout(request: Request, session: AnyUser, csrf: str = Form("")) -> Response
 @router.post("/account/language")
 def choose_language(request: Request, session: AnyUser, csrf: str = Form(""),
                     lang: str = Form(""), next: str = Form("")) -> Response:
-    check_csrf(session.csrf, csrf)
-    try:
-        chosen = i18n.language(lang[:40])
-    except i18n.UnknownLanguage as e:
-        return pages.message(request, "Bad request", str(e), session, 400)
-    keep = getattr(request.app.state.accounts, "set_language", None)
-    if keep is None:
-        return pages.message(request, "Not allowed",
-                             "These accounts keep no language: use ?lang= to preview one.",
-                             session, 403)
-    try:
-        keep(session.account.name, chosen)
-    except UserError as e:
-        return pages.message(request, "Bad request", str(e), session, 400)
-    session.account = replace(session.account, language=chosen)
-    return RedirectResponse(_next(next, session.account.role), status_code=303)
+    refused = keep_language(request, session, csrf, lang, pages.message, (UserError,))
+    return refused or RedirectResponse(_next(next, session.account.role), status_code=303)

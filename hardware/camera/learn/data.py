@@ -97,10 +97,44 @@ def _corners(centre: np.ndarray, width: float, aspect: float, angle: float) -> n
     return local @ rot.T + centre
 
 
-def _poses(rng: np.random.Generator, w: int, h: int) -> tuple[list[tuple[np.ndarray, float, float]],
-                                                              float]:
+DENSE_FAN = "dense fan"  # finder_sample's mode: the fans of a bridge deal
+
+
+def _dense_fans(rng: np.random.Generator, w: int, h: int) -> list[tuple[np.ndarray, float, float]]:
+    """Two to four fans of 8-13 cards, as a bridge deal lies: each next card shows only 10-25%
+    of a card width, so only its corner index is in view; straight, or turned a few degrees a
+    card about a pivot below the fan, as a hand spreads them."""
+    out: list[tuple[np.ndarray, float, float]] = []
+    width = float(np.exp(rng.uniform(np.log(22), np.log(max(0.5 * max(w, h), 30.0)))))
+    for _ in range(int(rng.integers(2, 5))):
+        count = int(rng.integers(8, 14))
+        start = rng.uniform([-0.3 * w, 0.0], [0.8 * w, h])
+        base = rng.uniform(0, 360) if rng.random() < 0.5 else rng.normal(0, 5) + 90 * rng.integers(4)
+        step = width * rng.uniform(0.1, 0.25)
+        sign = 1.0 if rng.random() < 0.8 else -1.0
+        turn = rng.uniform(1.5, 6.0) * sign if rng.random() < 0.5 else 0.0
+        reach = step / max(np.deg2rad(abs(turn)), 1e-6)  # pivot distance: arc step = step
+        rad0 = np.deg2rad(base)
+        pivot = start - np.array([-np.sin(rad0), -np.cos(rad0)]) * reach
+        for k in range(count):
+            angle = base - turn * k
+            rad = np.deg2rad(angle)
+            if turn:
+                centre = pivot + np.array([-np.sin(rad), -np.cos(rad)]) * reach
+            else:
+                centre = start + np.array([np.cos(rad), -np.sin(rad)]) * sign * step * k
+            centre = centre + rng.normal(0, 0.015 * width, 2)
+            out.append((centre, width, float(angle + rng.normal(0, 1.0))))
+    return out
+
+
+def _poses(rng: np.random.Generator, w: int, h: int, mode: str | None = None
+           ) -> tuple[list[tuple[np.ndarray, float, float]], float]:
     """Where the cards of one picture lie on the table plane: (centre, width, angle) each,
-    drawn in order; and the share of them that lie face down."""
+    drawn in order; and the share of them that lie face down. `mode`: DENSE_FAN forces the
+    picture to be dense fans (None: drawn)."""
+    if mode == DENSE_FAN:
+        return _dense_fans(rng, w, h), 0.0
     mode = rng.choice(["apart", "fan", "deal", "heap", "close"], p=[0.3, 0.25, 0.15, 0.15, 0.15])
     size = float(max(w, h))
     if mode == "close":
@@ -266,13 +300,13 @@ class Card:
 
 
 def finder_sample(rng: np.random.Generator, art: Artwork,
-                  size: tuple[int, int] = (384, 384)) -> FinderSample:
+                  size: tuple[int, int] = (384, 384), mode: str | None = None) -> FinderSample:
     """One working-resolution training picture and the finder's target maps. `size` is
-    (width, height), each a multiple of 32."""
+    (width, height), each a multiple of 32; `mode` DENSE_FAN forces dense fans."""
     w, h = size
     if w % 32 or h % 32:
         raise ValueError(f"sample size {size} must be multiples of 32")
-    poses, down = _poses(rng, w, h)
+    poses, down = _poses(rng, w, h, mode)
     design = int(rng.integers(len(art.faces)))
     one_deck = rng.random() < 0.75
     cards, designs = [], []
