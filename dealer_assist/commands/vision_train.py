@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +114,7 @@ def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
 
 def _train(args: argparse.Namespace) -> int:
     try:
-        from hardware.camera.learn.train import Plan, TrainError, train
+        from hardware.camera.learn.train import Plan, train
     except ImportError as e:
         raise CommandFailed(f"training needs PyTorch ({e.name} is missing): "
                             "pip install -e '.[train]'") from None
@@ -134,12 +135,7 @@ def _train(args: argparse.Namespace) -> int:
                 faces=args.faces, threads=args.threads, workers=args.workers,
                 progress=not args.quiet,
                 log=lambda line: print(line, file=sys.stderr))
-    try:
-        report = train(plan)
-    except TrainError as e:
-        raise CommandFailed(str(e)) from None
-    except OSError as e:
-        raise CommandFailed(f"cannot write the model into {args.out}: {e.strerror}") from None
+    report = _run(train, plan, args.out)
     reader, finder = report["reader_scores"], report["finder_scores"]["index"]
     print(f"wrote {args.out}/corners.onnx, index.onnx, report.json in "
           f"{report['wall_seconds'] / 60:.1f} min; on {report['scored_on']}: reader accuracy "
@@ -147,6 +143,19 @@ def _train(args: argparse.Namespace) -> int:
           f"{_pct(finder['precision'])}; finder {report['speed_one_thread']['finder_ms_1024x576']} "
           "ms per 1024x576 frame on one thread")
     return 0
+
+
+def _run(step: Callable[[Any], dict[str, Any]], plan: Any, out: Path) -> dict[str, Any]:
+    """A training step's report; its refusals, and a model folder it cannot write, as the
+    command's clear error."""
+    from hardware.camera.learn.train import TrainError
+
+    try:
+        return step(plan)
+    except TrainError as e:
+        raise CommandFailed(str(e)) from None
+    except OSError as e:
+        raise CommandFailed(f"cannot write the model into {out}: {e.strerror}") from None
 
 
 def _pct(value: float | None) -> str:
@@ -179,7 +188,6 @@ def _fine_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
         raise CommandFailed("--reader-only trains the reader alone: no --faces, --finder-steps")
     try:
         from hardware.camera.learn.finetune import FineTune, fine_tune
-        from hardware.camera.learn.train import TrainError
     except ImportError as e:
         raise CommandFailed(f"training needs PyTorch ({e.name} is missing): "
                             "pip install -e '.[train]'") from None
@@ -190,12 +198,7 @@ def _fine_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
                     seed=args.seed, minutes=minutes, steps=args.reader_steps or args.steps,
                     designs=designs, threads=args.threads, workers=args.workers,
                     progress=not args.quiet, log=lambda line: print(line, file=sys.stderr))
-    try:
-        report = fine_tune(plan)["reader_fine_tune"]
-    except TrainError as e:
-        raise CommandFailed(str(e)) from None
-    except OSError as e:
-        raise CommandFailed(f"cannot write the model into {args.out}: {e.strerror}") from None
+    report = _run(fine_tune, plan, args.out)["reader_fine_tune"]
     before, after = report["before"], report["after"]
     print(f"wrote {args.out}/index.onnx (fine-tuned), corners.onnx, report.json in "
           f"{report['wall_seconds'] / 60:.1f} min; {report['labelled_cards']} cards of "
@@ -215,7 +218,6 @@ def _finder_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
         raise CommandFailed("--dense-fans is a share of the pictures: 0 to 1")
     try:
         from hardware.camera.learn.finder_tune import FinderTune, finder_tune
-        from hardware.camera.learn.train import TrainError
     except ImportError as e:
         raise CommandFailed(f"training needs PyTorch ({e.name} is missing): "
                             "pip install -e '.[train]'") from None
@@ -224,12 +226,7 @@ def _finder_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
                       steps=args.finder_steps or args.steps, dense_fans=args.dense_fans,
                       designs=designs, threads=args.threads, workers=args.workers,
                       progress=not args.quiet, log=lambda line: print(line, file=sys.stderr))
-    try:
-        report = finder_tune(plan)["finder_fine_tune"]
-    except TrainError as e:
-        raise CommandFailed(str(e)) from None
-    except OSError as e:
-        raise CommandFailed(f"cannot write the model into {args.out}: {e.strerror}") from None
+    report = _run(finder_tune, plan, args.out)["finder_fine_tune"]
     before, after = report["before"]["index"], report["after"]["index"]
     print(f"wrote {args.out}/corners.onnx (fine-tuned), index.onnx, report.json in "
           f"{report['wall_seconds'] / 60:.1f} min; finder on {report['scored_on']}: recall "
