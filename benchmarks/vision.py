@@ -12,7 +12,8 @@ line) holding them all:
   fans 044-046) and overall.
 - Rendered 1920x1080 overhead frames of the designs held out of training
   (`synth.decks.HELD_OUT`, via `synth.scene.frames`): found % of the face-up cards whose
-  corners no hand or chip covers, right % of those found, face-down cards given a code.
+  corners no hand or chip covers, right % of those found, face-down cards given a code;
+  overall and per design, with the cards not found because they were read unsure.
 - Speed, the frame pinned to one CPU core (onnxruntime on one thread, OpenCV on one):
   median and p95 milliseconds per 1920x1080 frame, and `vision detect` as a whole process
   (start, model load, one photo), median of 3 runs.
@@ -214,8 +215,9 @@ def score_rendered(batch: list[Frame], seen: list[Seen]) -> dict[str, Any]:
     for frame, s in zip(batch, seen, strict=True):
         for truth in frame.cards:
             reach = 0.25 * float(np.linalg.norm(truth.quad[3] - truth.quad[0]))
-            near = [f for f in s.found if f["face"] == "up" and np.hypot(
+            around = [f for f in s.found if np.hypot(
                 f["center"][0] - truth.center[0], f["center"][1] - truth.center[1]) < reach]
+            near = [f for f in around if f["face"] == "up"]
             if not truth.face_up:
                 t["down"] += 1
                 t["down_as_card"] += bool(near)
@@ -223,8 +225,10 @@ def score_rendered(batch: list[Frame], seen: list[Seen]) -> dict[str, Any]:
                 t["up"] += 1
                 t["found"] += bool(near)
                 t["right"] += any(f["card"] == truth.card for f in near)
+                t["unsure"] += not near and any(f["face"] == "unsure" for f in around)
     return {"found": _share(t["found"], t["up"]), "right": _share(t["right"], t["found"]),
-            "cards": t["up"], "down_as_card": t["down_as_card"], "down": t["down"]}
+            "cards": t["up"], "unsure": t["unsure"], "down_as_card": t["down_as_card"],
+            "down": t["down"]}
 
 
 def process_seconds(root: Path, image: Path, model: Path | None) -> float:
@@ -274,12 +278,14 @@ def main() -> int:
         if not photos:
             print(f"no real photographs at {REAL}: that part is skipped")
         batch: list[Frame] = []
+        designs: list[str] = []  # each frame's design
         why = missing_card_art(HELD_OUT)
         if why:
             print(f"rendered frames skipped: {why}")
         else:
             for k, name in enumerate(HELD_OUT):
                 batch += frames(load_faces(name), args.frames, args.seed + k)
+                designs += [name] * args.frames
         rendered = []
         for k, frame in enumerate(batch):
             rendered.append(work / f"frame{k:03d}.png")
@@ -301,6 +307,10 @@ def main() -> int:
                 got["real"] = score_real(photos, on_photos, score_photo)
             if batch:
                 got["held_out"] = score_rendered(batch, on_frames)
+                got["held_out_by_design"] = {name: score_rendered(
+                    [f for f, d in zip(batch, designs, strict=True) if d == name],
+                    [s for s, d in zip(on_frames, designs, strict=True) if d == name])
+                    for name in HELD_OUT}
                 ms = np.array([s.ms for s in on_frames])
                 got["ms_median"] = round(float(np.median(ms)), 1)
                 got["ms_p95"] = round(float(np.percentile(ms, 95)), 1)
@@ -342,6 +352,11 @@ def _print(figures: dict[str, Any]) -> None:
                  f"  [{figures[w]['held_out']['cards']} cards, "
                  f"{figures[w]['held_out']['down_as_card']} backs as cards]" for w in whos]
         print(f"  {'held-out designs':<20} " + "   |   ".join(cells))
+        for name in HELD_OUT:  # where the misses and misreads are
+            cells = [f"{_pc(d['found'])} / {_pc(d['right'])}  [{d['cards']} cards, "
+                     f"{d['unsure']} unsure]"
+                     for d in (figures[w]["held_out_by_design"][name] for w in whos)]
+            print(f"    {name:<18} " + "   |   ".join(cells))
         cells = [f"median {figures[w]['ms_median']:.1f} ms, p95 {figures[w]['ms_p95']:.1f} ms"
                  for w in whos]
         print(f"  {'1920x1080, 1 core':<20} " + "   |   ".join(cells))

@@ -15,11 +15,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from tqdm import tqdm
 
 from dealer_assist.commands import CommandFailed
-from dealer_assist.export.compare import Findings
-from dealer_assist.export.floor_verifier import FLOOR_FORMAT, is_floor_manifest, verify_floor_zip
+from dealer_assist.export.floor_verifier import FLOOR_FORMAT
 from dealer_assist.export.keys import KeyProblem, fingerprint, load_public_key
-from dealer_assist.export.manifest import EVENTS, MANIFEST, SIGNATURE
-from dealer_assist.export.verifier import Verification, verify_export
+from dealer_assist.export.manifest import EVENTS, MANIFEST
+from dealer_assist.export.verifier import (
+    NotAFloorExport,
+    UnknownTables,
+    Verification,
+    verify_export,
+)
 
 HELP = """\
 Check a regulator export (a zip written by `dealer-assist export`) with the casino's public
@@ -74,8 +78,13 @@ def run(args: argparse.Namespace) -> int:
     bar = tqdm(total=2 * _events(args.zip), unit="line", desc="verify", file=sys.stderr,
                disable=args.json or not sys.stderr.isatty(), unit_scale=True)
     try:
-        result = verify_export(args.zip, key, progress=bar.update) if not pinned \
-            else _verify_pinned(args.zip, key, pinned)
+        result = verify_export(args.zip, key, progress=bar.update, table_keys=pinned)
+    except NotAFloorExport:
+        raise CommandFailed(f"--table-key is for a floor export; {args.zip} is not one "
+                            "(a table's export is signed with the casino's key only)") from None
+    except UnknownTables as exc:
+        raise CommandFailed(f"--table-key {', '.join(exc.unknown)}: the floor export holds no "
+                            f"such table (it holds {', '.join(exc.held) or 'none'})") from None
     finally:
         bar.close()
     if args.json:
@@ -105,47 +114,6 @@ def _table_keys(given: list[str]) -> dict[str, Ed25519PublicKey]:
         except KeyProblem as exc:
             raise CommandFailed(f"--table-key {table}: {exc}") from None
     return keys
-
-
-def _verify_pinned(path: Path, key: Ed25519PublicKey,
-                   pinned: dict[str, Ed25519PublicKey]) -> Verification:
-    """A floor export checked as `verify_export` checks it, with the tables' keys pinned;
-    CommandFailed when it is not a floor export or lacks a pinned table."""
-    try:
-        zf = zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile):
-        return verify_export(path, key)  # it says what is wrong with the file
-    with zf:
-        data = _member(zf, MANIFEST)
-        manifest = None if data is None else is_floor_manifest(data)
-        if manifest is None:
-            raise CommandFailed(f"--table-key is for a floor export; {path} is not one "
-                                "(a table's export is signed with the casino's key only)")
-        _check_pins_name_tables(manifest, pinned)
-        findings = Findings()
-        signature = _member(zf, SIGNATURE)
-        if signature is None and SIGNATURE in zf.namelist():  # a missing one is reported below
-            findings.add(SIGNATURE, "", "cannot be read (the zip is damaged)")
-        verify_floor_zip(zf, manifest, data or b"", signature or b"", key, findings,
-                         verify_export, table_keys=pinned)
-    return Verification(findings, manifest)
-
-
-def _member(zf: zipfile.ZipFile, name: str) -> bytes | None:
-    try:
-        return zf.read(name)
-    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error):
-        return None
-
-
-def _check_pins_name_tables(manifest: dict[str, Any], pinned: dict[str, Ed25519PublicKey]
-                            ) -> None:
-    tables = [str(t.get("table")) for t in manifest.get("tables") or [] if isinstance(t, dict)]
-    empty = [str(t) for t in manifest.get("tables_without_events") or []]
-    unknown = sorted(set(pinned) - set(tables) - set(empty))
-    if unknown:
-        raise CommandFailed(f"--table-key {', '.join(unknown)}: the floor export holds no such "
-                            f"table (it holds {', '.join(tables + empty) or 'none'})")
 
 
 def _events(path: Path) -> int:

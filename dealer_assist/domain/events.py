@@ -182,6 +182,9 @@ class CardLost(Event, _CardLost):
 
 
 DECISION_ACTIONS = ("accept", "void", "correct", "void_shoe")
+#: The most characters a decision's reason may have (after runs of white space are made one
+#: space): the live table's and the floor's rule, and the floor store's CHECK.
+MAX_REASON = 500
 
 
 class _DecisionMade(NamedTuple):

@@ -8,7 +8,9 @@ and the events, re-audited by the table machine under the manifest's pay tables,
 exactly the rows of games.csv, flags.csv and decisions.csv, the shoes' settings and the counts
 the manifest states. Every problem is reported with its file and line or row.
 A floor export (several tables' exports in one zip, floor_verifier.py) is recognised by its
-manifest's format and each table's export in it is checked as above.
+manifest's format and each table's export in it is checked as above. `table_keys` (table id ->
+the public key the verifier holds for it) pins the tables' keys of a floor export: then the
+zip must be a floor export (NotAFloorExport) holding every table named (UnknownTables).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import hashlib
 import json
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -52,8 +54,22 @@ class Verification:
         return not self.findings
 
 
-def verify_export(path: Path, public_key: Ed25519PublicKey,
-                  progress: Progress | None = None) -> Verification:
+class NotAFloorExport(ValueError):
+    """Tables' keys were given for a zip that is not a floor export (a table's export is
+    signed with the casino's key only)."""
+
+
+class UnknownTables(ValueError):
+    """Tables' keys were given for tables the floor export does not hold: `unknown`, sorted;
+    `held`, the tables it holds (with events, then without)."""
+
+    def __init__(self, unknown: list[str], held: list[str]) -> None:
+        super().__init__(f"the floor export holds no table {', '.join(unknown)}")
+        self.unknown, self.held = unknown, held
+
+
+def verify_export(path: Path, public_key: Ed25519PublicKey, progress: Progress | None = None,
+                  table_keys: Mapping[str, Ed25519PublicKey] | None = None) -> Verification:
     findings = Findings()
     name = Path(path).name
     try:
@@ -62,6 +78,8 @@ def verify_export(path: Path, public_key: Ed25519PublicKey,
         findings.add(name, "", f"cannot be opened as a zip file: {exc}")
         return Verification(findings, None)
     with zf:
+        if table_keys:
+            return _verify_pinned(zf, public_key, table_keys)
         floor = _floor_manifest(zf)
         if floor is not None:  # a floor export: each table's export inside is checked below
             try:
@@ -90,6 +108,36 @@ def verify_export(path: Path, public_key: Ed25519PublicKey,
                 digest = _file_hash(zf, mf.EVENTS, findings)
         _compare_hash(mf.EVENTS, digest, manifest, findings)
     return Verification(findings, manifest)
+
+
+def _verify_pinned(zf: zipfile.ZipFile, public_key: Ed25519PublicKey,
+                   table_keys: Mapping[str, Ed25519PublicKey]) -> Verification:
+    """A floor export checked as `verify_export` checks it, with the tables' keys pinned;
+    NotAFloorExport or UnknownTables when the keys do not fit the zip."""
+    data = _member(zf, mf.MANIFEST)
+    manifest = None if data is None else is_floor_manifest(data)
+    if manifest is None:
+        raise NotAFloorExport("not a floor export")
+    tables = [str(t.get("table")) for t in manifest.get("tables") or [] if isinstance(t, dict)]
+    empty = [str(t) for t in manifest.get("tables_without_events") or []]
+    unknown = sorted(set(table_keys) - set(tables) - set(empty))
+    if unknown:
+        raise UnknownTables(unknown, tables + empty)
+    findings = Findings()
+    signature = _member(zf, mf.SIGNATURE)
+    if signature is None and mf.SIGNATURE in zf.namelist():  # a missing one is reported below
+        findings.add(mf.SIGNATURE, "", "cannot be read (the zip is damaged)")
+    verify_floor_zip(zf, manifest, data or b"", signature or b"", public_key, findings,
+                     verify_export, table_keys=table_keys)
+    return Verification(findings, manifest)
+
+
+def _member(zf: zipfile.ZipFile, name: str) -> bytes | None:
+    """A member's bytes, None when it is missing or cannot be read."""
+    try:
+        return zf.read(name)
+    except (*_UNREADABLE, KeyError):
+        return None
 
 
 def _floor_manifest(zf: zipfile.ZipFile) -> dict[str, Any] | None:

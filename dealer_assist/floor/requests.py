@@ -32,9 +32,10 @@ from typing import Any
 import psycopg
 
 from dealer_assist.domain.cards import CardError, parse_card
-from dealer_assist.domain.events import DECISION_ACTIONS
+from dealer_assist.domain.events import DECISION_ACTIONS, MAX_REASON
 
-MAX_REASON = 500
+#: The table's answer to a request is kept (and shown on the pit's pages) cut to this length.
+MAX_ANSWER = 500
 STATUS_TEXT = {
     "waiting": "waiting for the table",
     "recorded": "recorded at the table, shipping back",
@@ -181,7 +182,7 @@ def answer(conn: psycopg.Connection, request: int, status: str, text: str,
     """The table's answer to a request (in its own transaction)."""
     conn.execute("UPDATE decision_requests SET status = %s, answer = %s, local_seq = %s, "
                  "answered_at = now() WHERE id = %s AND status = 'waiting'",
-                 (status, text[:500], local_seq, request))
+                 (status, text[:MAX_ANSWER], local_seq, request))
     conn.commit()
 
 

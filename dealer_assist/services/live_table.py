@@ -11,21 +11,15 @@ The log comes first: an observation the log refuses (or cannot take: disk full) 
 nothing, and the caller gets the error. An observation that does not validate is `Refused`
 and never logged. On start the service replays the log into a fresh machine (the watchers
 see it too, their alerts discarded: they are in the log already), so a restart carries on
-mid-shoe exactly where it was.
-
-Restart from a snapshot. With `snapshots` (store.snapshot.TableSnapshots) the table loads
-the newest snapshot that matches the log (services/table_state.py says what it holds) and
-replays only the events after it; the watchers, which keep state only within a shoe, see
-the current shoe's events again first. A snapshot is taken at each shoe's end, every
-`snapshot_every` events and at `close()`: captured under the lock, written by a thread of
-its own (services/snapshots.py). With no usable snapshot the whole log is replayed, as
-before; either way the start-up says which, with a progress bar or progress lines.
+mid-shoe exactly where it was. With `snapshots` it loads the newest snapshot that matches
+the log and replays only the events after it; services/restart.py says how, and when a
+snapshot is taken (each shoe's end, every `snapshot_every` events, `close()`).
 
 A supervisor's decision is a `decision` event with the logged-in user as `by`, a required
 reason, and the shoe it concerns. A correction must be a hand the rules complete: the
 third cards the rules give, no more, no fewer. Link status (shoe, camera) lives in memory,
-each change also logged as a `link_status` event; after a restart a link is `unknown` until
-it reports.
+each change also logged as a `link_status` event (services/link_health.py, with the health
+signals `/metrics` reads).
 
 One decision per flagged game: `decide` checks that the game is not already decided and
 appends under the one lock, so of a console's and a floor request's decision on one game that
@@ -53,6 +47,7 @@ from typing import Any, Protocol
 from dealer_assist.domain.cards import CardError, parse_card
 from dealer_assist.domain.events import (
     DECISION_ACTIONS,
+    MAX_REASON,
     Event,
     Noted,
     TraceError,
@@ -68,18 +63,12 @@ from dealer_assist.domain.table import TableMachine
 from dealer_assist.services import public_view as views
 from dealer_assist.services.dealer_duty import MAX_NAME, DealerDuty
 from dealer_assist.services.decisions import Decisions, ReviewCounts
-from dealer_assist.services.replay_progress import ReplayProgress
-from dealer_assist.services.snapshots import Snapshots, SnapshotWriter
-from dealer_assist.services.table_state import (
-    Captured,
-    ShoeBlobs,
-    TableState,
-    decode,
-    settings_key,
-)
+from dealer_assist.services.link_health import Links, signals
+from dealer_assist.services.restart import Restart
+from dealer_assist.services.snapshots import Snapshots
+from dealer_assist.services.table_state import TableState, settings_key
 
 _log = logging.getLogger(__name__)
-MAX_REASON = 500
 
 
 class TableLog(Protocol):
@@ -164,109 +153,48 @@ class LiveTable:
         self._listeners: list[Listener] = []
         self.machine = TableMachine(record=True)
         self.seq = 0
-        self.links: dict[str, dict[str, Any]] = {
-            "shoe": {"status": "unknown", "reason": "not heard from yet", "since": None},
-            "camera": {"status": "off", "reason": "no camera configured", "since": None},
-        }
-        self.link_problems: dict[str, int] = {}
+        self._links = Links()
         #: Side-bet alerts of the log (supervisors only), with the shoe they came in.
         self.alerts: list[dict[str, Any]] = []
         #: The decisions of the log, oldest first: the supervisor's history, kept as they come.
         self.decisions = Decisions()
         self._last_public: dict[str, Any] | None = None
         self._last_key = ""
-        #: The seq of the current shoe's new_shoe (None between shoes).
-        self._shoe_seq: int | None = None
-        self._snapshots = snapshots
-        self._key = settings_key(table_id, house, paytables)
-        self._writer = SnapshotWriter(snapshots, self._key) if snapshots else None
-        self._blobs = ShoeBlobs()
+        self._restart = Restart(snapshots, settings_key(table_id, house, paytables),
+                                snapshot_every)
         self._counts = ReviewCounts()
-        self._snapshot_every = snapshot_every
-        self._since_snapshot = 0
-        self._snapshot_due = False
         #: The dealer of every game and the dealer at the table now.
         self.duty = DealerDuty()
         #: How the start-up went: "N events replayed", or from which snapshot.
         self.started = ""
         self._rebuild()
 
-    # ---- start-up -------------------------------------------------------------------------
+    # ---- start-up and snapshots (services/restart.py) -------------------------------------
     def _rebuild(self) -> None:
-        snapshots = self._snapshots
-        loaded, why = None, "no snapshots are kept"
-        if snapshots is not None:
-            try:
-                loaded = snapshots.newest(self._key, decode)
-            except LookupError as e:
-                why = str(e)
-        if loaded is None:
-            total = snapshots.last_seq() if snapshots is not None else 0
-            _log.info("table %s: no usable snapshot: %s; replaying the whole log", self.table_id,
-                      why)
-            with ReplayProgress(total, "replaying the log") as progress:
-                for seq, obj in enumerate(self._log.replay(), 1):
-                    self._apply(_logged(seq, obj), seq, obj, replaying=True)
-                    progress.step()
-            self.started = f"{self.seq} events replayed"
-        else:
-            assert snapshots is not None and self._writer is not None
-            self._restore(loaded.state)
-            self._writer.written = loaded.seq
-            todo = snapshots.last_seq() - loaded.seq
-            _log.info("table %s: snapshot at seq %d, replaying %d events", self.table_id,
-                      loaded.seq, todo)
-            with ReplayProgress(todo, "replaying the log past the snapshot") as progress:
-                for seq, obj in snapshots.tail(loaded, self._shoe_seq or loaded.seq + 1):
-                    if seq <= loaded.seq:  # the current shoe, for the watchers
-                        self._watch(_logged(seq, obj), replaying=True)
-                        continue
-                    self._apply(_logged(seq, obj), seq, obj, replaying=True)
-                    progress.step()
-            self.started = f"snapshot at seq {loaded.seq}, {todo} events replayed"
+        self.started = self._restart.start(
+            self.table_id, self._log.replay, self._restore,
+            apply=lambda seq, obj: self._apply(_logged(seq, obj), seq, obj, replaying=True),
+            watch=lambda seq, obj: self._watch(_logged(seq, obj), replaying=True))
         self.duty.resume(self.machine)
         self._last_public = self._public()
         self._last_key = self._review_state()[1]
-        self._since_snapshot = 0
-        if self.seq > (loaded.seq if loaded else 0):
-            self._snapshot_due = True
-            self._take_snapshot()
+        self._restart.take(self, unwritten=True)
 
-    def _restore(self, loaded: tuple[TableState, list[bytes]]) -> None:
-        state, blobs = loaded
+    def _restore(self, state: TableState) -> None:
         self.machine = state.machine()
-        self.seq, self._shoe_seq = state.seq, state.shoe_seq
+        self.seq = state.seq
         self.alerts, self.decisions = state.alerts, Decisions(state.decisions)
         self.duty.restore(state.dealers, state.dealer)
-        self._blobs.keep(blobs)
-
-    # ---- snapshots ------------------------------------------------------------------------
-    def _take_snapshot(self) -> None:
-        """Under the lock: hand the state to the writer if a snapshot is due."""
-        if not self._snapshot_due or self._writer is None:
-            return
-        self._snapshot_due, self._since_snapshot = False, 0
-        machine = self.machine
-        dealers, dealer = self.duty.captured()
-        self._writer.submit(Captured(
-            seq=self.seq, shoe_seq=self._shoe_seq, phase=machine.phase,
-            shoes=self._blobs.capture(machine.shoes), problems=list(machine.problems),
-            events_applied=machine.events_applied, alerts=list(self.alerts),
-            decisions=list(self.decisions.rows), dealers=dealers, dealer=dealer))
 
     def flush_snapshots(self) -> None:
         """Wait until the snapshots handed to the writer are written (tests, benchmarks)."""
-        if self._writer is not None:
-            self._writer.flush()
+        self._restart.flush()
 
     def close(self) -> None:
         """Take a last snapshot (so the next start replays nothing) and stop the writer."""
-        if self._writer is None:
-            return
         with self._lock:
-            self._snapshot_due = self.seq > self._writer.written
-            self._take_snapshot()
-        self._writer.close()
+            self._restart.take(self, unwritten=True)
+        self._restart.close()
 
     # ---- the one path in ------------------------------------------------------------------
     def observe(self, obj: Mapping[str, Any]) -> int:
@@ -274,7 +202,7 @@ class LiveTable:
         with self._lock:
             seq = self._record(dict(obj), run_watchers=True)
             self._publish()
-            self._take_snapshot()
+            self._restart.take(self)
             return seq
 
     def _record(self, obj: dict[str, Any], run_watchers: bool) -> int:
@@ -347,15 +275,8 @@ class LiveTable:
         if kind == "decision" and obj.get("shoe_id"):
             touched += [i for i, shoe in enumerate(shoes) if shoe.shoe_id == obj["shoe_id"]]
         for index in touched:
-            self._blobs.changed(index)
             self._counts.changed(index)
-        if kind == "new_shoe":
-            self._shoe_seq = seq
-        elif kind == "end_shoe":
-            self._shoe_seq = None
-        self._since_snapshot += 1
-        if kind == "end_shoe" or self._since_snapshot >= self._snapshot_every:
-            self._snapshot_due = True
+        self._restart.applied(seq, kind, touched)
 
     def _shoe_settings(self, ts: str) -> dict[str, Any]:
         """A shoe's NEWSHOE button carries no settings: the table's house rules apply."""
@@ -442,21 +363,29 @@ class LiveTable:
             self._publish(force=True)
             return was
 
+    # ---- links ----------------------------------------------------------------------------
+    @property
+    def links(self) -> dict[str, dict[str, Any]]:
+        """Each link (shoe, camera): status, reason, since (services/link_health.py)."""
+        return self._links.state
+
+    @property
+    def link_problems(self) -> dict[str, int]:
+        """The frames each link dropped, by "device:kind"."""
+        return self._links.problems
+
     def link_changed(self, device: str, status: str, reason: str, ts: str | None = None) -> None:
         """A link (shoe, camera) went up or down: shown at once, and logged."""
         ts = ts or self._clock()
         with self._lock:
-            self.links[device] = {"status": status, "reason": reason, "since": ts}
-            self._record({"ts": ts, "src": device, "type": "link_status", "status": status,
-                          "reason": reason}, run_watchers=False)
+            self._record(self._links.change(device, status, reason, ts), run_watchers=False)
             self._publish()
-            self._take_snapshot()
+            self._restart.take(self)
 
     def link_problem(self, device: str, kind: str) -> None:
         """Count a frame the link dropped (checksum, noise...): the console shows the counts."""
         with self._lock:
-            key = f"{device}:{kind}"
-            self.link_problems[key] = self.link_problems.get(key, 0) + 1
+            self._links.problem(device, kind)
 
     # ---- subscribers ----------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -472,7 +401,7 @@ class LiveTable:
 
     def _public(self) -> dict[str, Any]:
         return views.public_view(self.machine, self.paytables, self.table_id,
-                                 {k: dict(v) for k, v in self.links.items()}, self.seq)
+                                 self._links.details(), self.seq)
 
     def _publish(self, force: bool = False) -> None:
         public = self._public()
@@ -497,15 +426,7 @@ class LiveTable:
         """What operations watch (`/metrics`): the log's seq, the time of the last event,
         flags raised by code, the links, and the last snapshot's seq and time."""
         with self._lock:
-            flags: dict[str, int] = {}
-            for shoe in self.machine.shoes:
-                for flag in [*shoe.flags, *(f for game in shoe.games for f in game.flags)]:
-                    flags[flag.code] = flags.get(flag.code, 0) + 1
-            writer = self._writer
-            return {"seq": self.seq, "last_event": self.machine.last_ts, "flags": flags,
-                    "links": {name: link["status"] for name, link in self.links.items()},
-                    "snapshot_seq": writer.written if writer else None,
-                    "snapshot_at": writer.written_at if writer else None}
+            return signals(self.machine, self.seq, self._links, self._restart.writer)
 
     def on_duty(self) -> dict[str, Any]:
         """The dealer at the table now (None) and since when."""
@@ -527,7 +448,7 @@ class LiveTable:
         """Each link with the device's own words (for supervisors; the public view has plain
         words only)."""
         with self._lock:
-            return {name: dict(link) for name, link in self.links.items()}
+            return self._links.details()
 
     def public(self) -> dict[str, Any]:
         with self._lock:

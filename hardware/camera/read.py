@@ -20,7 +20,7 @@ import numpy as np
 from hardware.camera.find import BackSpot, IndexSpot, load_session
 from hardware.camera.model.crop import cut_index
 from hardware.camera.model.settings import Settings
-from hardware.camera.model.spec import CARD_ASPECT, CLASSES, INDEX_FILE, NOT_A_CARD
+from hardware.camera.model.spec import CARD_ASPECT, CLASSES, INDEX_FILE, INDEX_SPAN, NOT_A_CARD
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,21 @@ class _Card:
         return float(np.mean(xs)), float(np.mean(ys))
 
     @property
+    def up(self) -> tuple[float, float]:
+        """The card's up: its surest read's, or with both indices seen, the mean of theirs
+        (the far one's turned half round)."""
+        if self.pair is None:
+            return self.best.spot.up
+        (ax, ay), (bx, by) = self.pair[0].spot.up, self.pair[1].spot.up
+        x, y = ax - bx, ay - by
+        norm = float(np.hypot(x, y)) or 1.0
+        return x / norm, y / norm
+
+    @property
     def width(self) -> float:
+        if self.pair is not None:  # its two indices' distance: surer than the finder's guess
+            a, b = self.pair[0].spot.at, self.pair[1].spot.at
+            return float(np.hypot(a[0] - b[0], a[1] - b[1])) / INDEX_SPAN
         return float(np.mean([r.spot.width for r in self.reads]))
 
     def near(self, point: tuple[float, float], reach: float) -> bool:
@@ -168,6 +182,16 @@ def _one_index(a: IndexSpot, b: IndexSpot, settings: Settings) -> bool:
     width = (a.width + b.width) / 2
     return (_dot(a.up, b.up) >= 0.5
             and float(np.hypot(a.at[0] - b.at[0], a.at[1] - b.at[1])) <= settings.same_index * width)
+
+
+def _suit_in_doubt(a: Read, b: Read, settings: Settings) -> bool:
+    """Two reads of one rank and two suits that are one index read twice: ups alike, closer
+    than `settings.same_rank_index` card widths."""
+    if a.code[:-1] != b.code[:-1] or _dot(a.spot.up, b.spot.up) < 0.5:
+        return False
+    width = (a.spot.width + b.spot.width) / 2
+    return float(np.hypot(a.spot.at[0] - b.spot.at[0],
+                          a.spot.at[1] - b.spot.at[1])) <= settings.same_rank_index * width
 
 
 def _facing(a: IndexSpot, b: IndexSpot, settings: Settings) -> bool:
@@ -234,11 +258,12 @@ def _disagree(a: _Card, b: _Card, reads: list[Read], settings: Settings) -> bool
     both unsure."""
     if all(c.best.prob >= settings.sure and c.best.spot.heat >= settings.firm_heat
            for c in (a, b)):
-        return _one_index(a.best.spot, b.best.spot, settings)
+        return (_one_index(a.best.spot, b.best.spot, settings)
+                or _suit_in_doubt(a.best, b.best, settings))
     for x in a.reads:
         for y in b.reads:
-            if _one_index(x.spot, y.spot, settings) or _centres_within(x.spot, y.spot,
-                                                                       settings.clash):
+            if (_one_index(x.spot, y.spot, settings) or _suit_in_doubt(x, y, settings)
+                    or _centres_within(x.spot, y.spot, settings.clash)):
                 return True
             if min(x.prob, y.prob) >= settings.sure:
                 continue  # two sure reads at opposite corners: two cards, as in facing fans
@@ -300,7 +325,7 @@ def merge(reads: list[Read], backs: list[BackSpot], frame_shape: tuple[int, ...]
         best = card.best
         votes = card.votes
         rivals = sorted(c for c, p in votes.items() if c != best.code and p >= settings.outvoted)
-        quad = card_quad(card.centre, best.spot.up, card.width)
+        quad = card_quad(card.centre, card.up, card.width)
         if rivals:
             why = f"indices disagree: {best.code} or {' or '.join(rivals)}"
             sightings.append(Sighting(None, "unsure", card.centre, quad, best.prob, why))

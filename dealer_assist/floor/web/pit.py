@@ -30,6 +30,7 @@ from markupsafe import Markup
 
 from dealer_assist.charts import svg
 from dealer_assist.charts.data import NO_DEALER
+from dealer_assist.domain.events import MAX_REASON
 from dealer_assist.domain.excerpt import shown
 from dealer_assist.floor.requests import RequestRefused, ask, requests
 from dealer_assist.floor.roles import TABLE_ID
@@ -174,7 +175,7 @@ def decide(request: Request, session: Supervisor, csrf: str = Form(""), table: s
     except RequestRefused as e:
         said = str(e) if len(str(e)) <= 300 else str(e)[:297] + "..."
         return _review(request, session, table, shoe, game, error=f"Not sent: {said}",
-                       reason=reason[:500], status=400)
+                       reason=reason[:MAX_REASON], status=400)
     return RedirectResponse(f"/pit/queue?asked={asked}", status_code=303)
 
 

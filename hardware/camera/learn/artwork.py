@@ -182,36 +182,78 @@ _BACK_COLOURS = ((40, 40, 170), (150, 60, 20), (40, 110, 30), (30, 30, 30), (120
                  (20, 90, 160))
 
 
-def plain_backs(seed: int = 35, count: int = 12) -> list[Face]:
-    """Card backs as casino decks print them, drawn: one colour with a white border and a
-    lattice, stripes, dots or nothing inside (the same set for the same seed)."""
+def plain_backs(seed: int = 35, count: int = 40) -> list[Face]:
+    """Card backs as decks print them, drawn (the same set for the same seed): a casino
+    colour or any other, flat or shaded like gloss, with a white border, a thin dark one or
+    none (printed to the edge), and a lattice, stripes, dots, a checker, scattered motifs or
+    nothing inside. The finder learns "a back" from these and the designs' own backs."""
     rng = np.random.default_rng(seed)
-    out = []
-    for k in range(count):
-        h, w = ART_HEIGHT, round(ART_HEIGHT / rng.uniform(1.4, 1.56))
-        colour = np.array(_BACK_COLOURS[k % len(_BACK_COLOURS)], np.float64) * rng.uniform(0.8, 1.2)
-        art = np.zeros((h, w, 4), np.uint8)
-        radius = round(0.06 * w)
-        cv2.rectangle(art, (radius, 0), (w - 1 - radius, h - 1), (250, 250, 250, 255), -1)
-        cv2.rectangle(art, (0, radius), (w - 1, h - 1 - radius), (250, 250, 250, 255), -1)
-        for cx, cy in ((radius, radius), (w - 1 - radius, radius), (radius, h - 1 - radius),
-                       (w - 1 - radius, h - 1 - radius)):
-            cv2.circle(art, (cx, cy), radius, (250, 250, 250, 255), -1, cv2.LINE_AA)
-        border = round(w * rng.uniform(0.04, 0.1))
-        inner = art[border : h - border, border : w - border]
-        inner[:, :, :3] = np.clip(colour, 0, 255).astype(np.uint8)
-        ink = tuple(int(c) for c in np.clip(colour * rng.uniform(0.3, 0.6) + 120, 0, 255))
-        ih, iw = inner.shape[:2]
-        step = int(rng.integers(8, 24))
-        pattern = k % 4
-        for i in range(-ih, ih + iw, step):
-            if pattern == 0:  # a diamond lattice
-                cv2.line(inner, (i, 0), (i + ih, ih), (*ink, 255), 2, cv2.LINE_AA)
-                cv2.line(inner, (i + ih, 0), (i, ih), (*ink, 255), 2, cv2.LINE_AA)
-            elif pattern == 1:  # stripes
-                cv2.line(inner, (i, 0), (i + ih, ih), (*ink, 255), 3, cv2.LINE_AA)
-            elif pattern == 2 and 0 <= i < iw:  # dots
-                for j in range(step // 2, ih, step):
-                    cv2.circle(inner, (i + step // 2, j), step // 4, (*ink, 255), -1, cv2.LINE_AA)
-        out.append(Face(_pyramid(art), []))
-    return out
+    return [Face(_pyramid(_drawn_back(rng, k)), []) for k in range(count)]
+
+
+def _back_colour(rng: np.random.Generator, k: int) -> np.ndarray:
+    if k % 2 == 0:
+        return np.array(_BACK_COLOURS[(k // 2) % len(_BACK_COLOURS)], np.float64) \
+            * rng.uniform(0.8, 1.2)
+    hsv = np.array([[[rng.uniform(0, 180), rng.uniform(100, 255), rng.uniform(60, 210)]]], np.uint8)
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float64)
+
+
+def _drawn_back(rng: np.random.Generator, k: int) -> np.ndarray:
+    h, w = ART_HEIGHT, round(ART_HEIGHT / rng.uniform(1.4, 1.56))
+    colour = _back_colour(rng, k)
+    edge = rng.choice(["white", "none", "dark"], p=[0.5, 0.35, 0.15])
+    paper = (250, 250, 250) if edge == "white" else tuple(int(c) for c in colour * 0.4)
+    art = np.zeros((h, w, 4), np.uint8)
+    radius = round(rng.uniform(0.03, 0.08) * w)
+    cv2.rectangle(art, (radius, 0), (w - 1 - radius, h - 1), (*paper, 255), -1)
+    cv2.rectangle(art, (0, radius), (w - 1, h - 1 - radius), (*paper, 255), -1)
+    for cx, cy in ((radius, radius), (w - 1 - radius, radius), (radius, h - 1 - radius),
+                   (w - 1 - radius, h - 1 - radius)):
+        cv2.circle(art, (cx, cy), radius, (*paper, 255), -1, cv2.LINE_AA)
+    border = {"white": round(w * rng.uniform(0.04, 0.1)), "dark": max(2, round(0.015 * w)),
+              "none": 0}[edge]
+    inner = art[border : h - border, border : w - border]
+    ih, iw = inner.shape[:2]
+    if rng.random() < 0.35:  # shaded, as a glossy print
+        along = np.linspace(0, 1, ih)[:, None] * rng.uniform(-0.5, 0.5) \
+            + np.linspace(0, 1, iw)[None, :] * rng.uniform(-0.5, 0.5)
+        shade = (1.0 + along - along.mean())[:, :, None]
+    else:
+        shade = np.ones((1, 1, 1))
+    fill = np.clip(colour * shade, 0, 255)
+    fill = np.broadcast_to(fill, (ih, iw, 3)) if fill.ndim == 3 else fill
+    opaque = inner[:, :, 3] > 0
+    inner[:, :, :3][opaque] = fill.astype(np.uint8)[opaque]
+    tone = rng.uniform(0.3, 0.6) if rng.random() < 0.5 else rng.uniform(1.3, 1.8)
+    ink = (*(int(c) for c in np.clip(colour * tone + rng.uniform(0, 60), 0, 255)), 255)
+    step = int(rng.integers(8, 24))
+    pattern = int(rng.integers(7 if edge != "none" else 6))  # a back printed to its edge
+    # is never one flat colour: on a cloth of that colour it would be no card at all
+    if pattern == 5:  # a picture: a few figures in their own colours, outlined
+        for _ in range(int(rng.integers(2, 7))):
+            at = (int(rng.integers(0, iw)), int(rng.integers(0, ih)))
+            axes = (int(rng.integers(iw // 10, iw // 2)), int(rng.integers(ih // 12, ih // 3)))
+            turn, fill_colour = float(rng.uniform(0, 180)), _back_colour(rng, 1)
+            cv2.ellipse(inner, at, axes, turn, 0, 360, (*fill_colour, 255), -1, cv2.LINE_AA)
+            cv2.ellipse(inner, at, axes, turn, 0, 360, (20, 20, 20, 255), 2, cv2.LINE_AA)
+    elif pattern == 3:  # a checker
+        for y in range(0, ih, step):
+            for x in range((y // step % 2) * step, iw, 2 * step):
+                cv2.rectangle(inner, (x, y), (x + step - 1, y + step - 1), ink, -1)
+    elif pattern == 4:  # motifs scattered: rings, discs, diamonds
+        for _ in range(int(rng.integers(3, 12))):
+            at = (int(rng.integers(0, iw)), int(rng.integers(0, ih)))
+            size = int(rng.integers(6, max(8, iw // 3)))
+            cv2.circle(inner, at, size, ink, int(rng.choice([-1, 2, 4])), cv2.LINE_AA)
+    for i in range(-ih, ih + iw, step):
+        if pattern == 0:  # a diamond lattice
+            cv2.line(inner, (i, 0), (i + ih, ih), ink, 2, cv2.LINE_AA)
+            cv2.line(inner, (i + ih, 0), (i, ih), ink, 2, cv2.LINE_AA)
+        elif pattern == 1:  # stripes
+            cv2.line(inner, (i, 0), (i + ih, ih), ink, 3, cv2.LINE_AA)
+        elif pattern == 2 and 0 <= i < iw:  # dots
+            for j in range(step // 2, ih, step):
+                cv2.circle(inner, (i + step // 2, j), step // 4, ink, -1, cv2.LINE_AA)
+    inner[:, :, 3][~opaque] = 0
+    return art

@@ -34,6 +34,11 @@ from hardware.camera.learn.artwork import (  # noqa: F401 - also reached through
     designs_for_training,
 )
 from hardware.camera.learn.indices import IndexBox
+from hardware.camera.learn.poses import (  # noqa: F401 - DENSE_FAN also reached through `data`
+    DENSE_FAN,
+    card_corners,
+    lay_out,
+)
 from hardware.camera.learn.scenes import Canvas
 from hardware.camera.learn.textures import background
 from hardware.camera.model.crop import cut_index
@@ -56,6 +61,10 @@ MAX_TILT = 40.0  # degrees the camera leans off straight down (the issue asks fo
 VISIBLE = 0.6  # an index with less than this share in view gets no heat
 MIN_INDEX_PX = 5.0  # an index shorter than this (working pixels) is too small to ask for
 _NONE = CLASSES.index(NOT_A_CARD)
+# the reader learns a suit by its shape, not its colour: this share of the face-up cards in
+# its crops is printed in another ink colour (`scenes.recolour_ink`), and this share of its
+# crops is grey
+RECOLOUR, GREY = 0.35, 0.08
 
 
 @dataclass
@@ -85,131 +94,6 @@ class _Laid:
     def width(self) -> float:
         q = self.quad
         return float(np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
-
-
-def _corners(centre: np.ndarray, width: float, aspect: float, angle: float) -> np.ndarray:
-    """A card's TL, TR, BR, BL on the table plane; `angle` in degrees, counter-clockwise."""
-    h = width * aspect
-    rad = np.deg2rad(angle)
-    rot = np.array([[np.cos(rad), np.sin(rad)], [-np.sin(rad), np.cos(rad)]])
-    local = np.array([[-width / 2, -h / 2], [width / 2, -h / 2], [width / 2, h / 2],
-                      [-width / 2, h / 2]])
-    return local @ rot.T + centre
-
-
-DENSE_FAN = "dense fan"  # finder_sample's mode: the fans of a bridge deal
-
-
-def _dense_fans(rng: np.random.Generator, w: int, h: int) -> list[tuple[np.ndarray, float, float]]:
-    """Two to four fans of 8-13 cards, as a bridge deal lies: each next card shows only 10-25%
-    of a card width, so only its corner index is in view; straight, or turned a few degrees a
-    card about a pivot below the fan, as a hand spreads them."""
-    out: list[tuple[np.ndarray, float, float]] = []
-    width = float(np.exp(rng.uniform(np.log(22), np.log(max(0.5 * max(w, h), 30.0)))))
-    for _ in range(int(rng.integers(2, 5))):
-        count = int(rng.integers(8, 14))
-        start = rng.uniform([-0.3 * w, 0.0], [0.8 * w, h])
-        base = rng.uniform(0, 360) if rng.random() < 0.5 else rng.normal(0, 5) + 90 * rng.integers(4)
-        step = width * rng.uniform(0.1, 0.25)
-        sign = 1.0 if rng.random() < 0.8 else -1.0
-        turn = rng.uniform(1.5, 6.0) * sign if rng.random() < 0.5 else 0.0
-        reach = step / max(np.deg2rad(abs(turn)), 1e-6)  # pivot distance: arc step = step
-        rad0 = np.deg2rad(base)
-        pivot = start - np.array([-np.sin(rad0), -np.cos(rad0)]) * reach
-        for k in range(count):
-            angle = base - turn * k
-            rad = np.deg2rad(angle)
-            if turn:
-                centre = pivot + np.array([-np.sin(rad), -np.cos(rad)]) * reach
-            else:
-                centre = start + np.array([np.cos(rad), -np.sin(rad)]) * sign * step * k
-            centre = centre + rng.normal(0, 0.015 * width, 2)
-            out.append((centre, width, float(angle + rng.normal(0, 1.0))))
-    return out
-
-
-def _poses(rng: np.random.Generator, w: int, h: int, mode: str | None = None
-           ) -> tuple[list[tuple[np.ndarray, float, float]], float]:
-    """Where the cards of one picture lie on the table plane: (centre, width, angle) each,
-    drawn in order; and the share of them that lie face down. `mode`: DENSE_FAN forces the
-    picture to be dense fans (None: drawn)."""
-    if mode == DENSE_FAN:
-        return _dense_fans(rng, w, h), 0.0
-    mode = rng.choice(["apart", "fan", "deal", "heap", "close"], p=[0.3, 0.25, 0.15, 0.15, 0.15])
-    size = float(max(w, h))
-    if mode == "close":
-        width = float(np.exp(rng.uniform(np.log(0.3 * size), np.log(1.2 * size))))
-    else:
-        width = float(np.exp(rng.uniform(np.log(25), np.log(max(0.4 * size, 40.0)))))
-    out: list[tuple[np.ndarray, float, float]] = []
-    down = 0.15
-    if mode == "apart" and rng.random() < 0.4:  # laid out in rows, as for a photograph
-        row = float(rng.normal(0, 10) + 90 * rng.integers(4))
-        rad = np.deg2rad(row)
-        along, aside = np.array([np.cos(rad), -np.sin(rad)]), np.array([np.sin(rad), np.cos(rad)])
-        gap_x, gap_y = width * rng.uniform(1.1, 1.8), width * rng.uniform(1.5, 2.0)
-        origin = rng.uniform([0.0, 0.0], [0.5 * w, 0.5 * h])
-        for i in range(int(rng.integers(1, 5))):
-            for j in range(int(rng.integers(2, 7))):
-                centre = origin + along * gap_x * j + aside * gap_y * i
-                angle = row + float(rng.normal(0, 6)) + (180.0 if rng.random() < 0.4 else 0.0)
-                out.append((centre + rng.normal(0, 0.08 * width, 2), width, angle))
-    elif mode == "apart":
-        count = int(rng.integers(1, max(2, min(16, int(1.2 * w * h / (width * width * 2.5))))))
-        for _ in range(count):
-            centre = rng.uniform([-0.1 * w, -0.1 * h], [1.1 * w, 1.1 * h])
-            angle = rng.uniform(0, 360) if rng.random() < 0.5 else rng.normal(0, 8) + 90 * rng.integers(4)
-            out.append((centre, width * rng.uniform(0.97, 1.03), float(angle)))
-    elif mode == "fan":
-        for _ in range(int(rng.integers(1, 4))):
-            count = int(rng.integers(3, 14))
-            start = rng.uniform([0, 0], [w, h])
-            base = rng.uniform(0, 360)
-            step = width * rng.uniform(0.12, 0.4)
-            spread = rng.uniform(0, 10) if rng.random() < 0.6 else 0.0
-            sign = 1.0 if rng.random() < 0.8 else -1.0  # the next card on the left or the right
-            if rng.random() < 0.4:  # held in a hand: every card turned about one pivot
-                turn = rng.uniform(4, 14) * sign
-                reach = width * rng.uniform(0.35, 0.6)
-                for k in range(count):
-                    angle = base - turn * (k - count / 2)
-                    rad = np.deg2rad(angle)
-                    up = np.array([-np.sin(rad), -np.cos(rad)])
-                    out.append((start + up * reach + rng.normal(0, 0.01 * width, 2), width,
-                                float(angle + rng.normal(0, 1))))
-                continue
-            for k in range(count):
-                angle = base - sign * spread * (k - count / 2)
-                rad = np.deg2rad(angle)
-                along = np.array([np.cos(rad), -np.sin(rad)]) * sign
-                centre = start + along * step * k + rng.normal(0, 0.02 * width, 2)
-                out.append((centre, width, float(angle + rng.normal(0, 1.5))))
-            down = 0.05
-    elif mode == "deal":  # a row of game positions, third cards sideways across the pair
-        row = float(rng.uniform(0, 360))
-        rad = np.deg2rad(row)
-        along, aside = np.array([np.cos(rad), -np.sin(rad)]), np.array([np.sin(rad), np.cos(rad)])
-        origin = rng.uniform([0.0, 0.0], [w, h]) - along * width * 2
-        for col in range(int(rng.integers(2, 7))):
-            centre = origin + along * col * width * rng.uniform(1.05, 1.4)
-            flip = 180.0 * (rng.random() < 0.3)
-            out.append((centre, width, row + float(rng.normal(0, 4)) + flip))
-            if rng.random() < 0.3:
-                across = centre + along * width * 0.5 + aside * width * rng.uniform(0.3, 0.9)
-                out.append((across, width, row + 90 + float(rng.normal(0, 5))))
-        down = 0.3
-    elif mode == "heap":
-        middle = rng.uniform([0.2 * w, 0.2 * h], [0.8 * w, 0.8 * h])
-        for _ in range(int(rng.integers(2, 10))):
-            out.append((middle + rng.normal(0, width * 0.8, 2), width, float(rng.uniform(0, 360))))
-        down = 0.2
-    else:
-        for _ in range(int(rng.integers(1, 4))):
-            centre = rng.uniform([0.1 * w, 0.1 * h], [0.9 * w, 0.9 * h])
-            out.append((centre, width * rng.uniform(0.95, 1.05), float(rng.uniform(0, 360))))
-    if rng.random() < 0.1:
-        down = 0.8  # a picture of backs
-    return out, down
 
 
 def _pick_face(rng: np.random.Generator, art: Artwork, design: int) -> tuple[Face, str]:
@@ -306,7 +190,7 @@ def finder_sample(rng: np.random.Generator, art: Artwork,
     w, h = size
     if w % 32 or h % 32:
         raise ValueError(f"sample size {size} must be multiples of 32")
-    poses, down = _poses(rng, w, h, mode)
+    poses, down = lay_out(rng, w, h, mode)
     design = int(rng.integers(len(art.faces)))
     one_deck = rng.random() < 0.75
     cards, designs = [], []
@@ -334,7 +218,7 @@ def compose(rng: np.random.Generator, art: Artwork, size: tuple[int, int], cards
     laid: list[_Laid] = []
     for k, (card, design) in enumerate(zip(cards, designs, strict=True)):
         face = art.faces[design][card.code] if card.code is not None else backs[design]
-        plane = _corners(np.array(card.centre), card.width, face.aspect, card.angle)
+        plane = card_corners(np.array(card.centre), card.width, face.aspect, card.angle)
         if not scenes.in_front(homography, plane):
             continue
         quad = scenes.project(homography, plane)
@@ -375,7 +259,7 @@ def _clutter(canvas: Canvas, rng: np.random.Generator, cards: list[_Laid], w: in
             scenes.draw_chips(canvas, rng, at, width * rng.uniform(0.3, 0.7))
     if rng.random() < 0.15:
         centre = rng.uniform([0, 0], [w, h])
-        quad = _corners(centre, width * rng.uniform(0.8, 2.0), rng.uniform(0.6, 1.6),
+        quad = card_corners(centre, width * rng.uniform(0.8, 2.0), rng.uniform(0.6, 1.6),
                         float(rng.uniform(0, 360)))
         scenes.draw_blank(canvas, rng, quad)
 
@@ -411,7 +295,7 @@ def reader_sample(rng: np.random.Generator, art: Artwork,
     homography = move @ scenes.view(rng, (frame_side, frame_side), MAX_TILT) @ np.linalg.inv(move)
     centre = np.array([side / 2, side / 2])
     angle = float(rng.uniform(0, 360))
-    quad = scenes.project(homography, _corners(centre, render_width, face.aspect, angle))
+    quad = scenes.project(homography, card_corners(centre, render_width, face.aspect, angle))
     card = _Laid(face, code, quad, 0)
     box = face.indices[int(rng.integers(len(face.indices)))]
     kind = rng.choice(["middle", "back", "table"]) if negative else "index"
@@ -435,15 +319,13 @@ def reader_sample(rng: np.random.Generator, art: Artwork,
         laid.insert(0, other)
     for k, c in enumerate(laid):
         c.who = k
-        level = scenes.pick_level(c.face.levels, float(np.linalg.norm(c.quad[3] - c.quad[0])))
-        scenes.paste(canvas, level, c.quad, k, rng, None, shadow=float(rng.uniform(0, 0.3)))
+        scenes.paste(canvas, _printed(rng, c), c.quad, k, rng, None,
+                     shadow=float(rng.uniform(0, 0.3)))
     target = laid[-1]
     if rng.random() < 0.45:  # cards on top, as in a fan: the next one covers the right part
         for n in range(int(rng.integers(1, 3))):
             other = _neighbour(rng, art, target, render_width, angle, 2 + n)
-            level = scenes.pick_level(other.face.levels,
-                                      float(np.linalg.norm(other.quad[3] - other.quad[0])))
-            scenes.paste(canvas, level, other.quad, other.who, rng, None,
+            scenes.paste(canvas, _printed(rng, other), other.quad, other.who, rng, None,
                          shadow=float(rng.uniform(0, 0.3)))
             laid.append(other)
     if rng.random() < 0.15:
@@ -479,7 +361,18 @@ def reader_sample(rng: np.random.Generator, art: Artwork,
     width = target.width * float(np.exp(rng.normal(0, 0.08)))
     crop = cut_index(frame, (float(centre[0] + jitter[0]), float(centre[1] + jitter[1])),
                      (float(crop_up[0]), float(crop_up[1])), width)
+    if rng.random() < GREY:
+        crop = cv2.cvtColor(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     return crop, label
+
+
+def _printed(rng: np.random.Generator, card: _Laid) -> np.ndarray:
+    """The picture of `card` to paste at its size: its face's, or, `RECOLOUR` of the time for a
+    face up, the same face printed in another ink colour."""
+    level = scenes.pick_level(card.face.levels, float(np.linalg.norm(card.quad[3] - card.quad[0])))
+    if card.code is not None and rng.random() < RECOLOUR:
+        level = scenes.recolour_ink(level, scenes.ink_colour(rng))
+    return level
 
 
 def _neighbour(rng: np.random.Generator, art: Artwork, card: _Laid, width: float, angle: float,
@@ -496,7 +389,7 @@ def _neighbour(rng: np.random.Generator, art: Artwork, card: _Laid, width: float
     if rng.random() < 0.3:
         offset = rng.normal(0, 0.6, 2) * width
     turn = angle + float(rng.normal(0, 8))
-    quad = _corners(np.zeros(2), width, face.aspect, turn)
+    quad = card_corners(np.zeros(2), width, face.aspect, turn)
     quad = quad - quad.mean(axis=0) + card.quad.mean(axis=0) + offset
     return _Laid(face, code, quad, who)
 

@@ -174,6 +174,32 @@ def draw_text(canvas: Canvas, rng: np.random.Generator, at: np.ndarray, tall: fl
     canvas.image += (ink - canvas.image) * share[:, :, None]
 
 
+def ink_colour(rng: np.random.Generator) -> np.ndarray:
+    """A colour a deck might print its ink in (BGR, float32): any hue, dark enough to read on
+    white paper, sometimes black or grey. Four-colour decks differ in which suit gets which
+    colour (one prints its spades red and its hearts green), so the reader must learn a suit
+    by its shape: `recolour_ink` uses these to break the link between suit and colour."""
+    if rng.random() < 0.2:
+        return np.full(3, rng.uniform(0, 110), np.float32)
+    hsv = np.array([[[rng.uniform(0, 180), rng.uniform(120, 255), rng.uniform(70, 220)]]],
+                   np.float32)
+    return cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
+
+
+def recolour_ink(art: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """A BGRA face with all of its ink (whatever is far from the paper's colour: index, pips,
+    picture) turned `colour`, in proportion to how far it was from the paper."""
+    h, w = art.shape[:2]
+    bgr = art[:, :, :3].astype(np.float32)
+    paper = np.median(bgr[round(0.02 * h) : max(round(0.3 * h), 1),
+                          round(0.03 * w) : max(round(0.25 * w), 1)].reshape(-1, 3), axis=0)
+    distance = np.sqrt(((bgr - paper) ** 2).sum(axis=2))
+    share = np.clip((distance - 25.0) / 110.0, 0.0, 1.0)[:, :, None]
+    out = art.copy()
+    out[:, :, :3] = np.clip(bgr + (colour - bgr) * share, 0, 255).astype(np.uint8)
+    return out
+
+
 def light(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Uneven light: a gradient, a darker corner, sometimes a long soft shadow (an arm)."""
     h, w = image.shape[:2]

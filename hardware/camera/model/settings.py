@@ -48,6 +48,13 @@ class Settings:
     #: twice (a big index can peak twice; a tight fan shows its indices ~0.2 widths apart).
     #: Half A: 0.12 -> 94.4 / 99.5, 0.18 -> 90.1 / 100 (fan neighbours merged)
     same_index: float = 0.12
+    #: two peaks of one rank read as two suits, their ups alike, closer than this many card
+    #: widths, are one index whose suit is in doubt: one unsure card, never two (half A 002: a
+    #: weak second peak beside a clubs index read as a spade, 0.16 and 0.19 widths off). A
+    #: fan's neighbours can lie as close. Off (0): with the shipped reader, half A gives off ->
+    #: 98.59 / 99.53, 0.17 -> 98.12 / 100, 0.2 -> 98.12 / 100; with a reader fine-tuned on
+    #: recoloured inks (docs/vision.md), off -> 99.06 / 99.06, 0.17 -> 98.59 / 99.53
+    same_rank_index: float = 0.0
     #: a card's two corner indices: ups turned half round (cosine at most -pair_turn),
     #: pair_reach card widths apart (a standard card's indices lie ~1.4 widths apart; the
     #: finder's width runs up to a third short on big cards and long on small oblique ones:

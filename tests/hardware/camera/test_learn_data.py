@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera.learn import data
+from hardware.camera.learn import data, scenes
+from hardware.camera.learn.artwork import plain_backs
 from hardware.camera.learn.data import Artwork, Card, compose, finder_sample, reader_sample
-from hardware.camera.learn.scenes import view
 from hardware.camera.model.crop import cut_index
 from hardware.camera.model.spec import (
     CLASSES,
@@ -227,7 +227,7 @@ def test_same_seed_same_sample(art: Artwork) -> None:
 def test_under_a_tilted_camera_both_indices_point_at_one_centre(art: Artwork) -> None:
     rng = np.random.default_rng(9)
     for _ in range(5):
-        homography = view(rng, (384, 384), 30.0)
+        homography = scenes.view(rng, (384, 384), 30.0)
         angle = float(rng.uniform(0, 360))
         sample, laid = compose(rng, art, (384, 384), [Card("8S", (192.0, 192.0), 120.0, angle)],
                                [0], homography, clutter=False, camera=False)
@@ -245,3 +245,42 @@ def test_under_a_tilted_camera_both_indices_point_at_one_centre(art: Artwork) ->
             assert float(np.dot(up, at - centre)) > 0  # up points away from the card's centre
         for point in seen:
             assert np.linalg.norm(point - centre) < 0.02 * laid[0].width
+
+
+def test_a_face_printed_in_another_ink_keeps_its_paper_and_its_shapes(art: Artwork) -> None:
+    """The reader learns suits by shape: `recolour_ink` turns every bit of ink one colour
+    (a red heart green, a black spade red) and leaves the paper and the shapes alone."""
+    face = art.faces[0]["QH"].levels[0]
+    green = np.array([40, 160, 30], np.float32)
+    printed = scenes.recolour_ink(face, green)
+    assert printed.shape == face.shape and np.array_equal(printed[:, :, 3], face[:, :, 3])
+    h, w = face.shape[:2]
+    corner = (slice(round(0.02 * h), round(0.3 * h)), slice(round(0.03 * w), round(0.25 * w)))
+    before = face[corner][:, :, :3].astype(np.float32)
+    after = printed[corner][:, :, :3].astype(np.float32)
+    paper = np.median(before.reshape(-1, 3), axis=0)
+    far = np.sqrt(((before - paper) ** 2).sum(axis=2))
+    ink, blank = far > 150, far < 10
+    assert ink.sum() > 100 and blank.sum() > 100
+    assert np.abs(after[blank] - before[blank]).max() <= 4  # the paper stays
+    assert np.abs(after[ink] - green).mean(axis=0).max() < 25  # the heart's ink is green now
+    assert np.abs(before[ink] - green).mean(axis=0).max() > 60  # and was not before
+    assert 0 < scenes.ink_colour(np.random.default_rng(1)).max() <= 255
+
+
+def test_drawn_backs_vary_repeat_and_are_never_a_flat_colour_to_the_edge() -> None:
+    backs = plain_backs()
+    again = plain_backs()
+    assert len(backs) == 40
+    assert all(np.array_equal(a.levels[0], b.levels[0]) for a, b in zip(backs, again, strict=True))
+    colours = set()
+    for back in backs:
+        picture = back.levels[0]
+        h, w = picture.shape[:2]
+        middle = picture[h // 5 : 4 * h // 5, w // 5 : 4 * w // 5, :3].astype(np.float32)
+        colours.add(tuple((np.median(middle.reshape(-1, 3), axis=0) // 40).astype(int)))
+        edge = picture[h // 2, 3, :3].astype(np.float32)  # just inside the card's left edge
+        printed_to_edge = float(np.abs(edge - np.median(middle.reshape(-1, 3), axis=0)).max()) < 60
+        if printed_to_edge:
+            assert middle.std(axis=(0, 1)).max() > 4, "a back printed to its edge is patterned"
+    assert len(colours) >= 15

@@ -3,6 +3,8 @@ spots, the reader's reads to one sighting per card (no model needed)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,7 @@ from hardware.camera.model.spec import (
     CROP_W,
     HEAT_BACK,
     HEAT_INDEX,
+    INDEX_SPAN,
     LOG_WIDTH,
     MAP_CHANNELS,
     MAP_STRIDE,
@@ -93,10 +96,27 @@ def test_a_cards_two_indices_make_one_face_up_sighting() -> None:
     assert (s.card, s.face, s.why) == ("QS", "up", "")
     assert s.center == pytest.approx((500, 400))  # the middle of its two indices
     assert s.confidence == pytest.approx(0.99)
+    # its width from its two indices' distance (INDEX_SPAN card widths), not the finder's 100
+    width = np.hypot(580 - 420, 470 - 330) / INDEX_SPAN
     quad = np.array(s.quad)
-    assert np.linalg.norm(quad[3] - quad[0]) == pytest.approx(100 * CARD_ASPECT)
-    assert np.linalg.norm(quad[1] - quad[0]) == pytest.approx(100)
+    assert np.linalg.norm(quad[3] - quad[0]) == pytest.approx(width * CARD_ASPECT)
+    assert np.linalg.norm(quad[1] - quad[0]) == pytest.approx(width)
     assert quad[0, 1] < quad[3, 1] and quad[0, 0] < quad[1, 0]  # clockwise from top-left
+
+
+def test_a_cards_up_is_the_mean_of_its_two_indices_ups() -> None:
+    tilt = np.deg2rad(10)
+    reads = [_read("QS", (420, 330), (500, 400), up=(np.sin(tilt), -np.cos(tilt))),
+             _read("QS", (580, 470), (504, 398), 0.95, up=(np.sin(tilt), np.cos(tilt)))]
+    (s,) = merge(reads, [], (1080, 1920), SETTINGS)
+    quad = np.array(s.quad)
+    up = (quad[0] - quad[3]) / np.linalg.norm(quad[0] - quad[3])
+    assert up == pytest.approx((0.0, -1.0))  # 10 degrees one way and the other: straight up
+    (alone,) = merge(reads[:1], [], (1080, 1920), SETTINGS)  # one index: its own up and width
+    quad = np.array(alone.quad)
+    assert (quad[0] - quad[3]) / np.linalg.norm(quad[0] - quad[3]) == pytest.approx(
+        (np.sin(tilt), -np.cos(tilt)))
+    assert np.linalg.norm(quad[1] - quad[0]) == pytest.approx(100)
 
 
 def test_a_fans_cards_stay_apart_and_not_a_card_reads_are_dropped() -> None:
@@ -158,6 +178,24 @@ def test_a_weak_stray_peak_does_not_make_two_sure_fan_neighbours_unsure() -> Non
     stray = Read(IndexSpot((408, 331), (0.0, -1.0), 100.0, (490, 400), 0.33), "5D", 0.46)
     found = merge([a, b, stray], [], (1080, 1920), SETTINGS)
     assert sorted((s.card, s.face) for s in found) == [("5D", "up"), ("AD", "up")]
+
+
+def test_one_index_read_as_two_suits_is_one_unsure_card_when_asked() -> None:
+    """A weak second peak beside a firm one, the same rank read in another suit (as on a real
+    webcam photo of the clubs): with `same_rank_index` on, one card, unsure; another rank
+    there is a fan's neighbour. Off (the shipped setting), two sure reads stay two cards."""
+    on = replace(SETTINGS, same_rank_index=0.2)
+    width, up = 80.0, (-0.99, 0.11)
+    firm = Read(IndexSpot((262, 437), up, width, (300, 400), 0.8), "3C", 0.97)
+    beside = (262 - 0.16 * width, 441)
+    weak = Read(IndexSpot(beside, (-0.99, -0.11), width, (290, 410), 0.36), "3S", 0.94)
+    (card,) = merge([firm, weak], [], (800, 1280), on)
+    assert (card.card, card.face, card.why) == (None, "unsure", "indices disagree: 3C or 3S")
+    assert sorted(s.card for s in merge([firm, weak], [], (800, 1280), SETTINGS)) == ["3C", "3S"]
+    neighbour = Read(weak.spot, "4C", 0.94)  # a fan's next card shows its index there
+    assert sorted(s.card for s in merge([firm, neighbour], [], (800, 1280), on)) == ["3C", "4C"]
+    apart = Read(IndexSpot((262 - 0.4 * width, 441), up, width, (250, 410), 0.36), "3S", 0.94)
+    assert sorted(s.card for s in merge([firm, apart], [], (800, 1280), on)) == ["3C", "3S"]
 
 
 def test_the_same_code_far_apart_is_two_cards() -> None:
