@@ -189,11 +189,13 @@ def service(floor: Floor) -> str:
     return floor.add_reader("floor_service")
 
 
-def ship(dsn: str, table: str, log: object) -> None:
-    """Ship everything in `log` (a SqliteEventLog) to the central store as `table`'s role."""
+def ship(dsn: str, table: str, log: object, upto: int | None = None) -> None:
+    """Ship everything in `log` (a SqliteEventLog), or its events up to seq `upto`, to the
+    central store as `table`'s role."""
     from dealer_assist.floor.ingest import Ingest
 
-    records = list(log.raw_records())  # type: ignore[attr-defined]
+    records = [r for r in log.raw_records()  # type: ignore[attr-defined]
+               if upto is None or r.seq <= upto]
     with psycopg.connect(dsn) as conn:
         ingest = Ingest(conn, table)
         head = conn.execute("SELECT seq FROM table_heads WHERE table_id = %s",

@@ -18,10 +18,11 @@ from dealer_assist.floor.checkpoints import (
     store_signed,
     table_public_key_from_environment,
 )
-from dealer_assist.floor.ingest import Ingest, IntegrityAlarm
+from dealer_assist.floor.ingest import IntegrityAlarm
 from dealer_assist.store.chain import GENESIS, ChainHead, Checkpoint
 from dealer_assist.store.signed_checkpoints import SignedCheckpoint, signed_bytes
 from dealer_assist.store.sqlite_log import SqliteEventLog
+from tests.floor.conftest import ship
 
 
 @pytest.fixture
@@ -36,16 +37,6 @@ def signing_log(tmp_path, table, key, events, every=100):
     for at in range(0, len(events), every):  # one transaction per `every` events
         log.append_many(events[at:at + every])
     return log
-
-
-def ship_events(dsn, table, log, upto=None):
-    records = [r for r in log.raw_records() if upto is None or r.seq <= upto]
-    with psycopg.connect(dsn) as conn:
-        ingest = Ingest(conn, table)
-        head = conn.execute("SELECT seq FROM table_heads WHERE table_id = %s",
-                            (table,)).fetchone()
-        conn.commit()
-        ingest.ship([r for r in records if r.seq > (head[0] if head else 0)])
 
 
 def central(floor, table):
@@ -69,7 +60,7 @@ def test_signed_checkpoints_ship_once_with_the_tables_key(floor, sample, tmp_pat
     log = signing_log(tmp_path, table, key, sample)
     signed = log.signed_checkpoints()
     assert [s.point.seq for s in signed] == [100, 200, 300, 400]
-    ship_events(dsn, table, log)
+    ship(dsn, table, log)
     shipper = CheckpointShipper(log.path, table, key.public_key())
     with psycopg.connect(dsn) as conn:
         assert shipper.ship(conn) == 4
@@ -91,16 +82,16 @@ def test_signed_checkpoints_ship_once_with_the_tables_key(floor, sample, tmp_pat
 def test_only_checkpoints_whose_event_is_stored_centrally_ship(floor, sample, tmp_path, key):
     table, dsn = floor.add_table()
     log = signing_log(tmp_path, table, key, sample)
-    ship_events(dsn, table, log, upto=250)
+    ship(dsn, table, log, upto=250)
     shipper = CheckpointShipper(log.path, table, key.public_key())
     with psycopg.connect(dsn) as conn:
         assert shipper.ship(conn) == 2
-        ship_events(dsn, table, log)
+        ship(dsn, table, log)
         assert shipper.ship(conn) == 2
         log.append({"ts": "2026-12-05T10:00:00.000Z", "src": "test", "type": "note"})
         log.checkpoint()
         assert shipper.ship(conn) == 0  # its event is not stored yet
-        ship_events(dsn, table, log)
+        ship(dsn, table, log)
         assert shipper.ship(conn) == 1
     assert [seq for _, seq, _, _ in central(floor, table)] == [100, 200, 300, 400, 484]
 
@@ -115,7 +106,7 @@ def test_a_key_registered_ahead_is_kept_and_another_key_is_an_alarm(floor, sampl
     with pytest.raises(KeyAlreadyRegistered, match="is not registered in its place"):
         register_key(floor.owner, table, key.public_key())
     log = signing_log(tmp_path, table, key, sample)
-    ship_events(dsn, table, log)
+    ship(dsn, table, log)
     with psycopg.connect(dsn) as conn, pytest.raises(IntegrityAlarm, match="another public key"):
         CheckpointShipper(log.path, table, key.public_key()).ship(conn)
     assert central(floor, table) == []
@@ -126,7 +117,7 @@ def test_checkpoints_signed_with_another_key_are_refused(floor, sample, tmp_path
     """The table's log signs with a new key while its shipper offers the registered one."""
     table, dsn = floor.add_table()
     log = signing_log(tmp_path, table, Ed25519PrivateKey.generate(), sample)
-    ship_events(dsn, table, log)
+    ship(dsn, table, log)
     with psycopg.connect(dsn) as conn, \
             pytest.raises(IntegrityAlarm, match="does not verify with the table's registered"):
         CheckpointShipper(log.path, table, key.public_key()).ship(conn)
@@ -143,7 +134,7 @@ def signed(key, table, seq, digest, prev, checkpoint_id=1, at="2026-12-05T10:00:
 def test_a_forged_rewritten_or_unlinked_checkpoint_is_refused(floor, sample, tmp_path, key):
     table, dsn = floor.add_table()
     log = signing_log(tmp_path, table, key, sample, every=10_000)
-    ship_events(dsn, table, log)
+    ship(dsn, table, log)
     register_key(floor.owner, table, key.public_key())
     hash_at = dict((r.seq, r.hash) for r in log.raw_records())
     start = ChainHead(0, GENESIS)
@@ -171,7 +162,7 @@ def test_a_tables_role_writes_only_its_own_and_never_changes_its_key(floor, samp
     table, dsn = floor.add_table()
     other, other_dsn = floor.add_table()
     log = signing_log(tmp_path, table, key, sample)
-    ship_events(dsn, table, log)
+    ship(dsn, table, log)
     with psycopg.connect(dsn) as conn:
         CheckpointShipper(log.path, table, key.public_key()).ship(conn)
     hash_at = dict((r.seq, r.hash) for r in log.raw_records())
@@ -216,7 +207,7 @@ def test_a_log_with_fewer_or_other_signed_checkpoints_than_stored_is_an_alarm(
     """The table's log swapped for an older copy, or for another one signed with the same key."""
     table, dsn = floor.add_table()
     log = signing_log(tmp_path, table, key, sample)
-    ship_events(dsn, table, log)
+    ship(dsn, table, log)
     with psycopg.connect(dsn) as conn:
         assert CheckpointShipper(log.path, table, key.public_key()).ship(conn) == 4
     (tmp_path / "old").mkdir()

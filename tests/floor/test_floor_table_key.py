@@ -12,7 +12,8 @@ from dealer_assist.cli import main
 from dealer_assist.export.keys import fingerprint
 from dealer_assist.floor.checkpoints import CheckpointShipper, public_pem, registered_key
 from dealer_assist.floor.ingest import IntegrityAlarm
-from tests.floor.test_checkpoints import alarms, central, ship_events, signing_log
+from tests.floor.conftest import ship
+from tests.floor.test_checkpoints import alarms, central, signing_log
 
 
 def pem_file(tmp_path, name: str, key: Ed25519PrivateKey):
@@ -54,7 +55,7 @@ def test_a_pinned_key_is_the_only_one_a_table_ships_with(floor, sample, tmp_path
     # The table ships its events; a shipper offering another key is stopped with an alarm
     # and stores nothing; the pinned key ships.
     log = signing_log(tmp_path, table, key, sample)
-    ship_events(dsn, table, log)
+    ship(dsn, table, log)
     with psycopg.connect(dsn) as conn, pytest.raises(IntegrityAlarm, match="another public key"):
         CheckpointShipper(log.path, table, other.public_key()).ship(conn)
     assert central(floor, table) == [] and "never replaced silently" in alarms(floor, table)[0]
@@ -66,7 +67,7 @@ def test_the_pinned_key_ships(floor, sample, tmp_path, capsys):
     table, dsn = floor.add_table()
     assert table_key(capsys, floor, table, pem_file(tmp_path, "t", key))[0] == 0
     log = signing_log(tmp_path, table, key, sample)
-    ship_events(dsn, table, log)
+    ship(dsn, table, log)
     with psycopg.connect(dsn) as conn:
         assert CheckpointShipper(log.path, table, key.public_key()).ship(conn) == 4
     assert [seq for _, seq, _, _ in central(floor, table)] == [100, 200, 300, 400]

@@ -6,8 +6,6 @@ Screenshots go to artifacts/floor/."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from argon2 import PasswordHasher
 
@@ -22,23 +20,9 @@ from tests.floor.test_pit_browser import (  # noqa: F401 (the fixture)
     sign_in_on_the_pit,
 )
 from tests.floor.test_pit_i18n import dealt_by
+from tests.web.browser_fonts import CJK_FONTS, THAI_FONTS, fonts_of
 
 pytestmark = pytest.mark.browser
-
-THAI_FONTS = {"Loma", "Waree", "Garuda", "Norasi", "Noto Sans Thai", "Noto Serif Thai"}
-CJK_FONTS = {"WenQuanYi Micro Hei", "Noto Sans CJK TC", "Noto Sans CJK SC", "Noto Sans CJK JP"}
-
-
-def fonts_of(page: Any, selector: str) -> set[str]:
-    """The fonts chromium drew the node's text with (DevTools: CSS.getPlatformFontsForNode)."""
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("DOM.enable")
-    cdp.send("CSS.enable")
-    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
-    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
-    assert node, f"no {selector} on the page"
-    fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
-    return {f["familyName"] for f in fonts if f["glyphCount"] > 0}
 
 
 def test_a_thai_and_a_chinese_pit_in_chromium(browser, floor, service, sample,  # noqa: F811

@@ -22,6 +22,7 @@ from dealer_assist.store.log import MemoryEventLog
 from dealer_assist.store.users import UserStore
 from dealer_assist.web.app import create_app
 from tests.tracebuild import BURN3, Trace
+from tests.web.browser_fonts import CJK_FONTS, THAI_FONTS, fonts_of
 from tests.web.conftest import CHEAP, PASSWORD
 from tests.web.test_browser import TV, browser, new_page  # noqa: F401  (browser: a fixture)
 
@@ -35,8 +36,6 @@ NATURALS = [("9", "T"), ("4", "5"), ("3", "6"), ("2", "7"), ("8", "A"), ("9", "K
 EIGHTS = [("8", "T"), ("4", "4"), ("5", "3"), ("6", "2"), ("7", "A"), ("8", "K")]
 LOSERS = [("2", "3"), ("A", "4"), ("T", "5"), ("3", "3"), ("K", "6"), ("Q", "7"), ("2", "4"),
           ("J", "6"), ("A", "5"), ("3", "4"), ("2", "5"), ("A", "6")]
-THAI_FONTS = {"Loma", "Waree", "Garuda", "Norasi", "Noto Sans Thai", "Noto Serif Thai"}
-CJK_FONTS = {"WenQuanYi Micro Hei", "Noto Sans CJK TC", "Noto Sans CJK SC", "Noto Sans CJK JP"}
 
 
 def shoe_trace() -> Trace:
@@ -84,18 +83,6 @@ def open_board(browser: Any, url: str, viewport: dict[str, int]) -> Any:  # noqa
     page.wait_for_function("document.body.dataset.stream === 'open' && "
                            "document.querySelectorAll('#big-road .ring').length > 0")
     return page
-
-
-def fonts_of(page: Any, selector: str) -> set[str]:
-    """The fonts chromium drew the node's text with (DevTools: CSS.getPlatformFontsForNode)."""
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("DOM.enable")
-    cdp.send("CSS.enable")
-    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
-    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
-    assert node, selector
-    fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
-    return {f["familyName"] for f in fonts if f["glyphCount"] > 0}
 
 
 def geometry(page: Any, selector: str) -> dict[str, float]:

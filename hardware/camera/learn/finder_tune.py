@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 import onnx
-import orjson
 import torch
 from onnx import numpy_helper
 from torch import nn
@@ -31,7 +30,12 @@ from torch.utils.data import Dataset
 from hardware.camera.learn import data
 from hardware.camera.learn.export import export_finder
 from hardware.camera.learn.nets import Finder
-from hardware.camera.learn.report import evaluate_finder, write_report
+from hardware.camera.learn.report import (
+    evaluate_finder,
+    fine_tune_record,
+    previous_report,
+    write_report,
+)
 from hardware.camera.learn.train import (
     Plan,
     TrainError,
@@ -179,23 +183,11 @@ def finder_tune(plan: FinderTune) -> dict[str, Any]:
     if (plan.out / INDEX_FILE).resolve() != (base / INDEX_FILE).resolve():
         shutil.copyfile(base / INDEX_FILE, plan.out / INDEX_FILE)
     after = evaluate_finder(net, scoring, plan.eval_pictures, plan.seed, plan.eval_size)
-    previous: dict[str, Any] = {}
-    if (base / REPORT_FILE).is_file():
-        previous = orjson.loads((base / REPORT_FILE).read_bytes())
     report = {
-        **previous,
-        "finder_fine_tune": {
-            "seed": plan.seed,
-            "started_from": str(plan.base) if plan.base else "the shipped model",
-            "dense_fan_share": plan.dense_fans,
-            "synthetic_designs": art.names,
-            "lr": plan.lr,
-            "fit": figures,
-            "scored_on": scored_on,
-            "before": before,
-            "after": after,
-            "wall_seconds": round(time.monotonic() - started, 1),
-        },
+        **previous_report(base),
+        "finder_fine_tune": fine_tune_record(
+            plan.seed, plan.base, art.names, plan.lr, started, dense_fan_share=plan.dense_fans,
+            fit=figures, scored_on=scored_on, before=before, after=after),
     }
     write_report(plan.out / REPORT_FILE, report)
     return report

@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 import onnx
-import orjson
 import torch
 from onnx import numpy_helper
 from torch import nn
@@ -33,7 +32,12 @@ from hardware.camera.learn import data
 from hardware.camera.learn.export import export_reader
 from hardware.camera.learn.nets import Reader
 from hardware.camera.learn.photos import PhotoSet, label_photos, photo_files, real_crop
-from hardware.camera.learn.report import evaluate_reader, write_report
+from hardware.camera.learn.report import (
+    evaluate_reader,
+    fine_tune_record,
+    previous_report,
+    write_report,
+)
 from hardware.camera.learn.train import (
     Plan,
     TrainError,
@@ -176,29 +180,17 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
         shutil.copyfile(base / CORNERS_FILE, plan.out / CORNERS_FILE)
     after = {"photo_accuracy": photo_accuracy(net, photos, settings, plan.seed),
              "held_out": evaluate_reader(net, scoring, plan.eval_crops, plan.seed)}
-    previous: dict[str, Any] = {}
-    if (base / REPORT_FILE).is_file():
-        previous = orjson.loads((base / REPORT_FILE).read_bytes())
+    previous = previous_report(base)
     earlier = list(previous.pop("earlier_fine_tunes", []))
     if "reader_fine_tune" in previous:  # fine-tuned before: keep that run's record too
         earlier.append(previous.pop("reader_fine_tune"))
     report = {
         **previous,
         **({"earlier_fine_tunes": earlier} if earlier else {}),
-        "reader_fine_tune": {
-            "seed": plan.seed,
-            "started_from": str(plan.base) if plan.base else "the shipped model",
-            "photos_folder": plan.photos.name,
-            **photos.summary(),
-            "photo_share_of_batch": PHOTO_SHARE,
-            "synthetic_designs": art.names,
-            "lr": plan.lr,
-            "fit": figures,
-            "scored_on": scored_on,
-            "before": before,
-            "after": after,
-            "wall_seconds": round(time.monotonic() - started, 1),
-        },
+        "reader_fine_tune": fine_tune_record(
+            plan.seed, plan.base, art.names, plan.lr, started, photos_folder=plan.photos.name,
+            **photos.summary(), photo_share_of_batch=PHOTO_SHARE, fit=figures,
+            scored_on=scored_on, before=before, after=after),
     }
     write_report(plan.out / REPORT_FILE, report)
     return report

@@ -32,6 +32,7 @@ from hardware.camera.model.spec import (
     INDEX_FILE,
     LOG_WIDTH,
     NOT_A_CARD,
+    REPORT_FILE,
     TO_CENTRE_X,
     TO_CENTRE_Y,
     UP_COS,
@@ -185,3 +186,19 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
                      + b"\n")
+
+
+def previous_report(folder: Path) -> dict[str, Any]:
+    """The report.json of a model folder, or {} where it has none."""
+    path = folder / REPORT_FILE
+    return orjson.loads(path.read_bytes()) if path.is_file() else {}
+
+
+def fine_tune_record(seed: int, base: Path | None, designs: list[str], lr: float,
+                     started: float, **measured: Any) -> dict[str, Any]:
+    """One fine-tune's record for report.json: its seed, the model it started from (None:
+    the shipped one), the synthetic designs and learning rate it used, what it `measured`
+    (its own fields, in order) and its wall time since `started` (time.monotonic())."""
+    return {"seed": seed, "started_from": str(base) if base else "the shipped model",
+            "synthetic_designs": designs, "lr": lr, **measured,
+            "wall_seconds": round(time.monotonic() - started, 1)}
