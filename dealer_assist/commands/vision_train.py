@@ -50,6 +50,11 @@ codes and matched one to one, put them on the indices, and only confident matche
 kept. Train only on photographs you are allowed to tune on, and score the model on
 others (docs/vision.md: half A of vision-real-dev trains, half B is only reported).
 
+--new-reader (the reader anew): a new reader trained on synthetic pictures with the whole
+--minutes budget, beside the finder of a trained model (--from, default the shipped one),
+which is copied as it is with its records; --reader-widths sets the reader's five layer
+widths (default 16,32,48,96,128). Then fine-tune it with --reader-only --photos.
+
 --finder-only (fine-tuning the finder on dense fans): the finder alone learns on, from a
 trained model (--from, default the shipped one), on synthetic pictures of which
 --dense-fans (default 0.5) are the fans of a bridge deal, each next card showing only its
@@ -94,6 +99,10 @@ def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
                         help="processes drawing training pictures alongside (default 1)")
     parser.add_argument("--reader-only", action="store_true",
                         help="fine-tune the reader alone on --photos (the finder is copied)")
+    parser.add_argument("--new-reader", action="store_true",
+                        help="train a new reader alone, keeping the finder of --from")
+    parser.add_argument("--reader-widths", metavar="A,B,C,D,E",
+                        help="the new reader's five layer widths (default 16,32,48,96,128)")
     parser.add_argument("--finder-only", action="store_true",
                         help="fine-tune the finder alone on more dense fans (the reader is "
                         "copied)")
@@ -114,6 +123,7 @@ def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
 
 def _train(args: argparse.Namespace) -> int:
     try:
+        from hardware.camera.learn.report import SHIPPED_MODEL
         from hardware.camera.learn.train import Plan, train
     except ImportError as e:
         raise CommandFailed(f"training needs PyTorch ({e.name} is missing): "
@@ -127,21 +137,36 @@ def _train(args: argparse.Namespace) -> int:
     designs = [d.strip() for d in args.designs.split(",") if d.strip()] if args.designs else None
     if args.finder_only:
         return _finder_tune(args, designs)
-    if args.reader_only or args.photos or args.take or args.base:
+    if args.new_reader:
+        if args.reader_only or args.photos or args.take or args.finder_steps is not None:
+            raise CommandFailed("--new-reader trains a new reader beside the finder of --from: "
+                                "no --reader-only, --photos, --take, --finder-steps")
+    elif args.reader_only or args.photos or args.take or args.base:
         return _fine_tune(args, designs)
+    if args.reader_widths and not args.new_reader:
+        raise CommandFailed("--reader-widths goes with --new-reader")
     plan = Plan(out=args.out, seed=args.seed, minutes=args.minutes,
                 finder_steps=args.finder_steps or args.steps,
                 reader_steps=args.reader_steps or args.steps, designs=designs,
                 faces=args.faces, threads=args.threads, workers=args.workers,
-                progress=not args.quiet,
-                log=lambda line: print(line, file=sys.stderr))
+                progress=not args.quiet, log=lambda line: print(line, file=sys.stderr))
+    if args.new_reader:
+        plan.finder_from = args.base or SHIPPED_MODEL
+        plan.reader_channels = _widths(args.reader_widths) if args.reader_widths else \
+            plan.reader_channels
     report = _run(train, plan, args.out)
-    reader, finder = report["reader_scores"], report["finder_scores"]["index"]
+    reader = report["reader_scores"]
+    said = f"reader accuracy {reader['accuracy']:.1%}"
+    if args.new_reader:
+        said += f"; the finder kept from {plan.finder_from}"
+    else:
+        finder = report["finder_scores"]["index"]
+        said += (f", finder recall {_pct(finder['recall'])}, precision "
+                 f"{_pct(finder['precision'])}")
     print(f"wrote {args.out}/corners.onnx, index.onnx, report.json in "
-          f"{report['wall_seconds'] / 60:.1f} min; on {report['scored_on']}: reader accuracy "
-          f"{reader['accuracy']:.1%}, finder recall {_pct(finder['recall'])}, precision "
-          f"{_pct(finder['precision'])}; finder {report['speed_one_thread']['finder_ms_1024x576']} "
-          "ms per 1024x576 frame on one thread")
+          f"{report['wall_seconds'] / 60:.1f} min; on {report['scored_on']}: {said}; finder "
+          f"{report['speed_one_thread']['finder_ms_1024x576']} ms per 1024x576 frame on one "
+          "thread")
     return 0
 
 
@@ -156,6 +181,18 @@ def _run(step: Callable[[Any], dict[str, Any]], plan: Any, out: Path) -> dict[st
         raise CommandFailed(str(e)) from None
     except OSError as e:
         raise CommandFailed(f"cannot write the model into {out}: {e.strerror}") from None
+
+
+def _widths(spec: str) -> tuple[int, int, int, int, int]:
+    """`16,32,48,96,128` -> the reader's five layer widths."""
+    try:
+        widths = tuple(int(w) for w in spec.split(","))
+    except ValueError:
+        widths = ()
+    if len(widths) != 5 or min(widths) < 1:
+        raise CommandFailed(f"--reader-widths {spec}: five whole numbers above 0, as "
+                            "16,32,48,96,128")
+    return widths
 
 
 def _pct(value: float | None) -> str:
@@ -210,10 +247,10 @@ def _fine_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
 
 
 def _finder_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
-    if args.reader_only or args.photos or args.take or args.faces is not None \
-            or args.reader_steps is not None:
-        raise CommandFailed("--finder-only trains the finder alone: no --reader-only, --photos, "
-                            "--take, --faces, --reader-steps")
+    if args.reader_only or args.new_reader or args.photos or args.take \
+            or args.faces is not None or args.reader_steps is not None:
+        raise CommandFailed("--finder-only trains the finder alone: no --reader-only, "
+                            "--new-reader, --photos, --take, --faces, --reader-steps")
     if not 0.0 <= args.dense_fans <= 1.0:
         raise CommandFailed("--dense-fans is a share of the pictures: 0 to 1")
     try:

@@ -166,6 +166,11 @@ class _Card:
             return float(np.hypot(a[0] - b[0], a[1] - b[1])) / INDEX_SPAN
         return float(np.mean([r.spot.width for r in self.reads]))
 
+    def both_indices_agree(self, at_least: float) -> bool:
+        """Whether its two opposite indices are both seen, each read as its code at
+        `at_least` or more: two corners read alike are surer than either read."""
+        return self.pair is not None and min(r.prob for r in self.pair) >= at_least
+
     def near(self, point: tuple[float, float], reach: float) -> bool:
         x, y = self.centre
         return float(np.hypot(point[0] - x, point[1] - y)) <= reach * self.width
@@ -187,11 +192,20 @@ def _one_index(a: IndexSpot, b: IndexSpot, settings: Settings) -> bool:
 def _suit_in_doubt(a: Read, b: Read, settings: Settings) -> bool:
     """Two reads of one rank and two suits that are one index read twice: ups alike, closer
     than `settings.same_rank_index` card widths."""
-    if a.code[:-1] != b.code[:-1] or _dot(a.spot.up, b.spot.up) < 0.5:
+    if a.code[:-1] != b.code[:-1] or a.code == b.code or _dot(a.spot.up, b.spot.up) < 0.5:
         return False
     width = (a.spot.width + b.spot.width) / 2
     return float(np.hypot(a.spot.at[0] - b.spot.at[0],
                           a.spot.at[1] - b.spot.at[1])) <= settings.same_rank_index * width
+
+
+def _shadows(reads: list[Read], settings: Settings) -> list[Read]:
+    """`reads` less each weak peak's read (below `settings.firm_heat`) that is a firm peak's
+    index read again in another suit (`_suit_in_doubt`): the firm peak sits on the index, the
+    weak one beside it sees part of it. Two firm peaks there are a fan's neighbours."""
+    firm = [r for r in reads if r.spot.heat >= settings.firm_heat]
+    return [r for r in reads if r.spot.heat >= settings.firm_heat
+            or not any(_suit_in_doubt(r, f, settings) for f in firm)]
 
 
 def _facing(a: IndexSpot, b: IndexSpot, settings: Settings) -> bool:
@@ -249,7 +263,8 @@ def _between(a: IndexSpot, b: IndexSpot, spot: IndexSpot, settings: Settings) ->
 
 def _disagree(a: _Card, b: _Card, reads: list[Read], settings: Settings) -> bool:
     """Whether two cards of different codes are one card the reader read two ways: one index
-    read as both; the card's two opposite indices, one of them read unsure, with no other
+    read as both, or (two weak peaks) one index read in two suits (`_suit_in_doubt`); the
+    card's two opposite indices, one of them read unsure, with no other
     card's index between them (two sure reads there are two cards: where the hands of a
     bridge deal face each other, indices often lie just so); or, when
     `settings.clash` is above 0, predicted centres that all but coincide. Two cards each
@@ -258,11 +273,11 @@ def _disagree(a: _Card, b: _Card, reads: list[Read], settings: Settings) -> bool
     both unsure."""
     if all(c.best.prob >= settings.sure and c.best.spot.heat >= settings.firm_heat
            for c in (a, b)):
-        return (_one_index(a.best.spot, b.best.spot, settings)
-                or _suit_in_doubt(a.best, b.best, settings))
+        return _one_index(a.best.spot, b.best.spot, settings)
     for x in a.reads:
         for y in b.reads:
-            if (_one_index(x.spot, y.spot, settings) or _suit_in_doubt(x, y, settings)
+            weak = max(x.spot.heat, y.spot.heat) < settings.firm_heat
+            if (_one_index(x.spot, y.spot, settings) or (weak and _suit_in_doubt(x, y, settings))
                     or _centres_within(x.spot, y.spot, settings.clash)):
                 return True
             if min(x.prob, y.prob) >= settings.sure:
@@ -279,7 +294,8 @@ def _cards(reads: list[Read], settings: Settings) -> list[_Card]:
     one deck holds a code once, eight decks seldom twice side by side), then each card, the
     surest first, takes in the cards of other codes it `_disagree`s with (not transitively:
     in a tight fan that would chain neighbours into one card)."""
-    reads = sorted((r for r in reads if r.code != NOT_A_CARD), key=lambda r: -r.prob)
+    reads = sorted(_shadows([r for r in reads if r.code != NOT_A_CARD], settings),
+                   key=lambda r: -r.prob)
     root = list(range(len(reads)))
 
     def find(i: int) -> int:
@@ -316,7 +332,8 @@ def _cards(reads: list[Read], settings: Settings) -> list[_Card]:
 def merge(reads: list[Read], backs: list[BackSpot], frame_shape: tuple[int, ...],
           settings: Settings) -> list[Sighting]:
     """One Sighting per card (`_cards` says which reads are one card's). Its code is the
-    one its surest read gives; the card is "unsure" when that read is below `settings.sure`,
+    one its surest read gives; the card is "unsure" when that read is below `settings.sure`
+    (unless both its opposite indices read that code at `settings.pair_sure` or more),
     or when another of its reads gives another code at `settings.outvoted` or more (its
     indices disagree). Back spots not on a face are face-down cards."""
     cards = _cards(reads, settings)
@@ -329,7 +346,7 @@ def merge(reads: list[Read], backs: list[BackSpot], frame_shape: tuple[int, ...]
         if rivals:
             why = f"indices disagree: {best.code} or {' or '.join(rivals)}"
             sightings.append(Sighting(None, "unsure", card.centre, quad, best.prob, why))
-        elif best.prob < settings.sure:
+        elif best.prob < settings.sure and not card.both_indices_agree(settings.pair_sure):
             why = f"not sure: {best.code} at {best.prob:.2f}"
             sightings.append(Sighting(None, "unsure", card.centre, quad, best.prob, why))
         else:

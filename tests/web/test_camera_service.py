@@ -54,7 +54,7 @@ def placed(card: str, up: bool, zone: str) -> Placement:
 
 
 @pytest.mark.xfail(strict=True, reason="the shipped camera model is short of issue 35's "
-                   "targets: it misreads or misses cards of these rendered frames")
+                   "targets: it does not see a held-out design's card lying face down")
 @pytest.mark.slow
 def test_camera_sightings_reach_the_table_machine(tmp_path: Path, faces: dict) -> None:
     log = MemoryEventLog()
@@ -82,7 +82,7 @@ def test_camera_sightings_reach_the_table_machine(tmp_path: Path, faces: dict) -
 
 
 @pytest.mark.xfail(strict=True, reason="the shipped camera model is short of issue 35's "
-                   "targets: it misreads or misses cards of these rendered frames")
+                   "targets: it does not see a held-out design's card lying face down")
 @pytest.mark.slow
 def test_frames_handed_over_stand_in_for_the_camera(tmp_path: Path, faces: dict) -> None:
     """A `source` of frames (the virtual camera's) is read as the camera: the link goes up at

@@ -31,9 +31,10 @@ from hardware.camera.learn import data
 from hardware.camera.learn.export import export_finder
 from hardware.camera.learn.nets import Finder
 from hardware.camera.learn.report import (
+    SHIPPED_MODEL,
     evaluate_finder,
     fine_tune_record,
-    previous_report,
+    with_fine_tune,
     write_report,
 )
 from hardware.camera.learn.train import (
@@ -158,7 +159,7 @@ def finder_tune(plan: FinderTune) -> dict[str, Any]:
         raise TrainError("--dense-fans is a share of the pictures: 0 to 1")
     torch.set_num_threads(max(1, plan.threads))
     torch.manual_seed(plan.seed)
-    base = plan.base or Path(__file__).resolve().parents[1] / "model"
+    base = plan.base or SHIPPED_MODEL
     if not (base / INDEX_FILE).is_file() or not (base / CORNERS_FILE).is_file():
         raise TrainError(f"{base}: no {INDEX_FILE} and {CORNERS_FILE} to start from")
     net = load_finder(base / CORNERS_FILE)
@@ -183,11 +184,8 @@ def finder_tune(plan: FinderTune) -> dict[str, Any]:
     if (plan.out / INDEX_FILE).resolve() != (base / INDEX_FILE).resolve():
         shutil.copyfile(base / INDEX_FILE, plan.out / INDEX_FILE)
     after = evaluate_finder(net, scoring, plan.eval_pictures, plan.seed, plan.eval_size)
-    report = {
-        **previous_report(base),
-        "finder_fine_tune": fine_tune_record(
-            plan.seed, plan.base, art.names, plan.lr, started, dense_fan_share=plan.dense_fans,
-            fit=figures, scored_on=scored_on, before=before, after=after),
-    }
+    report = with_fine_tune(base, "finder_fine_tune", fine_tune_record(
+        plan.seed, plan.base, art.names, plan.lr, started, dense_fan_share=plan.dense_fans,
+        fit=figures, scored_on=scored_on, before=before, after=after))
     write_report(plan.out / REPORT_FILE, report)
     return report

@@ -33,9 +33,10 @@ from hardware.camera.learn.export import export_reader
 from hardware.camera.learn.nets import Reader
 from hardware.camera.learn.photos import PhotoSet, label_photos, photo_files, real_crop
 from hardware.camera.learn.report import (
+    SHIPPED_MODEL,
     evaluate_reader,
     fine_tune_record,
-    previous_report,
+    with_fine_tune,
     write_report,
 )
 from hardware.camera.learn.train import (
@@ -84,10 +85,12 @@ def load_reader(path: Path) -> Reader:
         raise TrainError(f"{path}: not a reader network ({e})") from None
     weights = {i.name: numpy_helper.to_array(i).copy() for i in model.graph.initializer}
     convs = [(n.input[1], n.input[2]) for n in model.graph.node if n.op_type == "Conv"]
-    net = Reader()
-    layers = [m for m in net.features if isinstance(m, nn.Sequential)]
+    layers = [m for m in Reader().features if isinstance(m, nn.Sequential)]
     if len(convs) != len(layers) or "classify.weight" not in weights:
         raise TrainError(f"{path}: its layers are not the Reader's ({len(convs)} convolutions)")
+    outs = [int(weights[w].shape[0]) for w, _ in convs]  # widths c1, c2, c2, c3, c3, c4, c5
+    net = Reader((outs[0], outs[1], outs[3], outs[5], outs[6]))
+    layers = [m for m in net.features if isinstance(m, nn.Sequential)]
     with torch.no_grad():
         for (w, b), layer in zip(convs, layers, strict=True):
             conv, norm = layer[0], layer[1]
@@ -145,7 +148,7 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
     torch.set_num_threads(max(1, plan.threads))
     torch.manual_seed(plan.seed)
     settings = Settings(model_dir=plan.base)
-    base = plan.base or Path(__file__).resolve().parents[1] / "model"
+    base = plan.base or SHIPPED_MODEL
     if not (base / INDEX_FILE).is_file() or not (base / CORNERS_FILE).is_file():
         raise TrainError(f"{base}: no {INDEX_FILE} and {CORNERS_FILE} to start from")
     net = load_reader(base / INDEX_FILE)
@@ -180,17 +183,9 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
         shutil.copyfile(base / CORNERS_FILE, plan.out / CORNERS_FILE)
     after = {"photo_accuracy": photo_accuracy(net, photos, settings, plan.seed),
              "held_out": evaluate_reader(net, scoring, plan.eval_crops, plan.seed)}
-    previous = previous_report(base)
-    earlier = list(previous.pop("earlier_fine_tunes", []))
-    if "reader_fine_tune" in previous:  # fine-tuned before: keep that run's record too
-        earlier.append(previous.pop("reader_fine_tune"))
-    report = {
-        **previous,
-        **({"earlier_fine_tunes": earlier} if earlier else {}),
-        "reader_fine_tune": fine_tune_record(
-            plan.seed, plan.base, art.names, plan.lr, started, photos_folder=plan.photos.name,
-            **photos.summary(), photo_share_of_batch=PHOTO_SHARE, fit=figures,
-            scored_on=scored_on, before=before, after=after),
-    }
+    report = with_fine_tune(base, "reader_fine_tune", fine_tune_record(
+        plan.seed, plan.base, art.names, plan.lr, started, photos_folder=plan.photos.name,
+        **photos.summary(), photo_share_of_batch=PHOTO_SHARE, fit=figures,
+        scored_on=scored_on, before=before, after=after))
     write_report(plan.out / REPORT_FILE, report)
     return report

@@ -22,6 +22,7 @@ from torch.nn import functional as F
 from hardware.camera.model.spec import CLASSES, HEAT_BACK, HEAT_INDEX, LOG_WIDTH, MAP_CHANNELS
 
 _HEAT = (HEAT_INDEX, HEAT_BACK)
+READER_CHANNELS = (16, 32, 48, 96, 128)
 
 
 def conv_bn(cin: int, cout: int, stride: int = 1, kernel: int = 3) -> nn.Sequential:
@@ -95,18 +96,20 @@ def heat_sigmoid(raw: torch.Tensor) -> torch.Tensor:
 
 
 class Reader(nn.Module):
-    """[N, 3, CROP_H, CROP_W] -> [N, len(CLASSES)] logits."""
+    """[N, 3, CROP_H, CROP_W] -> [N, len(CLASSES)] logits. `channels`: the five convolutions'
+    widths (`load_reader` takes them from an exported network's layers)."""
 
-    def __init__(self) -> None:
+    def __init__(self, channels: tuple[int, int, int, int, int] = READER_CHANNELS) -> None:
         super().__init__()
+        c1, c2, c3, c4, c5 = channels
         self.features = nn.Sequential(
-            conv_bn(3, 16), nn.MaxPool2d(2),                         # 32 x 20
-            conv_bn(16, 32), conv_bn(32, 32), nn.MaxPool2d(2),       # 16 x 10
-            conv_bn(32, 48), conv_bn(48, 48), nn.MaxPool2d(2),       # 8 x 5
-            conv_bn(48, 96), conv_bn(96, 128, kernel=1),
+            conv_bn(3, c1), nn.MaxPool2d(2),                         # 32 x 20
+            conv_bn(c1, c2), conv_bn(c2, c2), nn.MaxPool2d(2),       # 16 x 10
+            conv_bn(c2, c3), conv_bn(c3, c3), nn.MaxPool2d(2),       # 8 x 5
+            conv_bn(c3, c4), conv_bn(c4, c5, kernel=1),
         )
         self.drop = nn.Dropout(0.1)
-        self.classify = nn.Linear(128, len(CLASSES))
+        self.classify = nn.Linear(c5, len(CLASSES))
 
     def forward(self, crop: torch.Tensor) -> torch.Tensor:
         x = self.features(crop)

@@ -188,10 +188,25 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
                      + b"\n")
 
 
+#: the model folder that ships with the package (`--from`'s default)
+SHIPPED_MODEL = Path(__file__).resolve().parents[1] / "model"
+
+
 def previous_report(folder: Path) -> dict[str, Any]:
     """The report.json of a model folder, or {} where it has none."""
     path = folder / REPORT_FILE
     return orjson.loads(path.read_bytes()) if path.is_file() else {}
+
+
+def with_fine_tune(base: Path, key: str, record: dict[str, Any]) -> dict[str, Any]:
+    """The report of the model folder `base` with `record` as its fine-tune `key`
+    ("reader_fine_tune", "finder_fine_tune"); an earlier record under that key moves to the end
+    of "earlier_fine_tunes", so that every fine-tune the model went through stays recorded."""
+    previous = previous_report(base)
+    earlier = list(previous.pop("earlier_fine_tunes", []))
+    if key in previous:
+        earlier.append(previous.pop(key))
+    return {**previous, **({"earlier_fine_tunes": earlier} if earlier else {}), key: record}
 
 
 def fine_tune_record(seed: int, base: Path | None, designs: list[str], lr: float,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import platform
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -34,11 +35,12 @@ from tqdm import tqdm
 
 from hardware.camera.learn import data
 from hardware.camera.learn.export import export_finder, export_reader
-from hardware.camera.learn.nets import Finder, Reader, parameter_count
+from hardware.camera.learn.nets import READER_CHANNELS, Finder, Reader, parameter_count
 from hardware.camera.learn.report import (
     evaluate_finder,
     evaluate_reader,
     inference_speed,
+    previous_report,
     write_report,
 )
 from hardware.camera.model.spec import (
@@ -78,11 +80,13 @@ class Plan:
     designs: list[str] | None = None  # None: data.designs_for_training()
     eval_designs: list[str] | None = None  # None: synth.decks.HELD_OUT
     faces: Path | None = None  # the house's own deck (enrolment)
+    finder_from: Path | None = None  # keep this model folder's finder; train the reader alone
     variants: bool = True  # also jumbo-index and four-colour printings (data.Artwork.load)
     threads: int = 1  # more threads than free cores slow PyTorch down badly
     workers: int = 1
     finder_batch: int = 8
     reader_batch: int = 128
+    reader_channels: tuple[int, int, int, int, int] = READER_CHANNELS
     finder_size: tuple[int, int] = (384, 384)
     finder_lr: float = 2e-3
     reader_lr: float = 2e-3
@@ -346,59 +350,97 @@ def _scoring_artwork(plan: Plan, training: data.Artwork) -> tuple[data.Artwork, 
     return training, "training designs (held-out not available)"
 
 
+def _train_finder(plan: Plan, art: data.Artwork, seconds: float
+                  ) -> tuple[Finder | None, dict[str, Any]]:
+    """The finder trained on `art` for `seconds` (or plan.finder_steps) and exported into
+    plan.out; its figures for the report."""
+    finder = Finder().to(memory_format=torch.channels_last)  # type: ignore[call-overload]
+    length = plan.finder_batch * (plan.finder_steps or 10 ** 9)
+    figures = fit(finder, _batches(_FinderData(art, plan.seed, plan.finder_size, length),
+                                   plan.finder_batch, plan.workers),
+                  finder_loss, _Budget(plan.finder_steps, seconds), plan.finder_lr, "finder",
+                  plan.progress)
+    finder = finder.to(memory_format=torch.contiguous_format)
+    figures["onnx_max_difference"] = export_finder(finder, plan.out / CORNERS_FILE, plan.seed)
+    figures["parameters"] = parameter_count(finder)
+    figures["onnx_bytes"] = (plan.out / CORNERS_FILE).stat().st_size
+    return finder, {"finder": figures}
+
+
+#: what a model folder's report.json says of its finder: carried over when the finder is kept
+FINDER_RECORDS = ("finder", "finder_scores", "finder_fine_tune")
+
+
+def _kept_finder(base: Path, out: Path) -> tuple[Finder | None, dict[str, Any]]:
+    """The finder of the model folder `base`, copied into `out` as it is, and its records from
+    base's report (under "finder_run": the seed, budget and designs of the run that trained it)."""
+    out.mkdir(parents=True, exist_ok=True)
+    if (out / CORNERS_FILE).resolve() != (base / CORNERS_FILE).resolve():
+        shutil.copyfile(base / CORNERS_FILE, out / CORNERS_FILE)
+    before = previous_report(base)
+    kept = {key: before[key] for key in FINDER_RECORDS if key in before}
+    run = before.get("finder_run") or {key: before.get(key)
+                                       for key in ("seed", "minutes_budget", "designs")}
+    return None, {**kept, "finder_run": {"kept_from": str(base), **run}}
+
+
 def train(plan: Plan) -> dict[str, Any]:
     """Run the whole training: data, both networks, ONNX export, scores; returns the report
     (also written to plan.out / report.json)."""
     started = time.monotonic()
-    if plan.minutes <= 0 and (plan.finder_steps is None or plan.reader_steps is None):
+    timed = plan.reader_steps is None or (plan.finder_from is None and plan.finder_steps is None)
+    if plan.minutes <= 0 and timed:
         raise TrainError("--minutes must be above 0")
     for size in plan.finder_size:
         if size % 32:
             raise TrainError(f"finder sample size {plan.finder_size} must be multiples of 32")
+    if plan.finder_from is not None and not (plan.finder_from / CORNERS_FILE).is_file():
+        raise TrainError(f"--from {plan.finder_from}: no {CORNERS_FILE} there (a model folder "
+                         "holds corners.onnx and index.onnx)")
     torch.set_num_threads(max(1, plan.threads))
     cv2.setNumThreads(1)
     torch.manual_seed(plan.seed)
     art = _artwork(plan)
     plan.log(f"card art: {len(art.names)} designs ({', '.join(art.names)})")
     budget = plan.minutes * 60
-    endless = 10 ** 9
 
     out = plan.out
-    finder = Finder().to(memory_format=torch.channels_last)  # type: ignore[call-overload]
-    f_budget = _Budget(plan.finder_steps, budget * FINDER_SHARE)
-    f_len = plan.finder_batch * (plan.finder_steps or endless)
-    finder_fig = fit(finder, _batches(_FinderData(art, plan.seed, plan.finder_size, f_len),
-                                      plan.finder_batch, plan.workers),
-                     finder_loss, f_budget, plan.finder_lr, "finder", plan.progress)
-    finder = finder.to(memory_format=torch.contiguous_format)
-    finder_fig["onnx_max_difference"] = export_finder(finder, out / CORNERS_FILE, plan.seed)
+    if plan.finder_from is None:
+        finder_part = _train_finder(plan, art, budget * FINDER_SHARE)
+        reader_seconds = budget * READER_SHARE
+    else:  # the reader alone, with the finder's share of the budget too
+        finder_part = _kept_finder(plan.finder_from, out)
+        reader_seconds = budget * (FINDER_SHARE + READER_SHARE)
 
-    reader = Reader().to(memory_format=torch.channels_last)  # type: ignore[call-overload]
-    r_budget = _Budget(plan.reader_steps, budget * READER_SHARE)
-    r_len = plan.reader_batch * (plan.reader_steps or endless)
+    reader = Reader(plan.reader_channels)
+    reader = reader.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
+    r_budget = _Budget(plan.reader_steps, reader_seconds)
+    r_len = plan.reader_batch * (plan.reader_steps or 10 ** 9)
     reader_fig = fit(reader, _batches(_ReaderData(art, plan.seed, r_len), plan.reader_batch,
                                       plan.workers),
                      reader_loss, r_budget, plan.reader_lr, "reader", plan.progress)
-
     reader = reader.to(memory_format=torch.contiguous_format)
     reader_fig["onnx_max_difference"] = export_reader(reader, out / INDEX_FILE, plan.seed)
-    finder_fig["parameters"] = parameter_count(finder)
     reader_fig["parameters"] = parameter_count(reader)
-    finder_fig["onnx_bytes"] = (out / CORNERS_FILE).stat().st_size
+    reader_fig["channels"] = list(plan.reader_channels)
     reader_fig["onnx_bytes"] = (out / INDEX_FILE).stat().st_size
 
     scoring, scored_on = _scoring_artwork(plan, art)
     plan.log(f"scoring on {scored_on}")
+    finder, finder_report = finder_part
+    if finder is not None:
+        finder_report["finder_scores"] = evaluate_finder(finder, scoring, plan.eval_pictures,
+                                                         plan.seed, plan.eval_size)
     report = {
         "seed": plan.seed,
         "designs": art.names,
         "enrolled": str(plan.faces) if plan.faces else None,
         "scored_on": scored_on,
         "minutes_budget": plan.minutes,
-        "finder": finder_fig,
+        "data": {"recoloured_ink_share": data.RECOLOUR, "grey_crop_share": data.GREY,
+                 "backs": len(art.backs)},
+        **finder_report,
         "reader": reader_fig,
-        "finder_scores": evaluate_finder(finder, scoring, plan.eval_pictures, plan.seed,
-                                         plan.eval_size),
         "reader_scores": evaluate_reader(reader, scoring, plan.eval_crops, plan.seed),
         "speed_one_thread": inference_speed(out),
         "threads": plan.threads,

@@ -8,7 +8,9 @@ these values; the figures of the other thresholds were taken before `firm_heat`,
 99.5). Half B (009-011, 027-043, 045-046) was never used for a choice. Half A also
 trained the reader's fine-tune, so its figures flatter the model: half B is the honest one.
 They were chosen with the finder before its dense-fan fine-tune (`vision train
---finder-only`); with it half A scores 98.6 / 99.5.
+--finder-only`) and the reader before the one now shipped (trained anew on recoloured inks,
+docs/vision.md); `same_rank_index` and `pair_sure` were chosen with the shipped networks,
+with which half A scores 98.6 / 100.
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ class Settings:
     #: a card whose best read is below this probability is not sure ("unsure").
     #: Half A: 0.7 -> 95.3 / 99.0, 0.8 -> 94.4 / 99.5, 0.9 -> 93.4 / 100
     sure: float = 0.8
+    #: a card whose two opposite corner indices are both seen and both read as its code at
+    #: this probability or more is sure though neither reaches `sure`. Half A does not move
+    #: (98.59 / 100 from off to 0.4), so it was chosen on rendered frames of six training
+    #: designs (anglo, paris, svg-dondorf, neoclassical, bellot, orell; 5 frames each, 94
+    #: cards): off (above 1) -> 95.74 / 100, 0.7 (the highest that gains) to 0.4 -> 96.81 / 100
+    pair_sure: float = 0.7
     #: reads of the same code whose predicted card centres lie within this many card widths
     #: are the indices of one card (a card's two indices predict one centre, fanned cards
     #: sit further apart than that to show their indices)
@@ -49,12 +57,15 @@ class Settings:
     #: Half A: 0.12 -> 94.4 / 99.5, 0.18 -> 90.1 / 100 (fan neighbours merged)
     same_index: float = 0.12
     #: two peaks of one rank read as two suits, their ups alike, closer than this many card
-    #: widths, are one index whose suit is in doubt: one unsure card, never two (half A 002: a
-    #: weak second peak beside a clubs index read as a spade, 0.16 and 0.19 widths off). A
-    #: fan's neighbours can lie as close. Off (0): with the shipped reader, half A gives off ->
-    #: 98.59 / 99.53, 0.17 -> 98.12 / 100, 0.2 -> 98.12 / 100; with a reader fine-tuned on
-    #: recoloured inks (docs/vision.md), off -> 99.06 / 99.06, 0.17 -> 98.59 / 99.53
-    same_rank_index: float = 0.0
+    #: widths, are one index read twice when either peak is weak (below `firm_heat`): a weak
+    #: peak beside a firm one is its shadow and only the firm read counts (half A 002: a weak
+    #: peak 0.16-0.19 widths beside a clubs index, read as a spade by readers that learned
+    #: recoloured inks); two weak ones make one unsure card. Two firm peaks are a fan's
+    #: neighbours of one rank (half A 044: 6H and 6D 0.23 widths apart, heat 0.76 and 0.72)
+    #: and stay two cards. Half A with the shipped reader: off (0) -> 98.12 / 99.52, 0.17 ->
+    #: 98.59 / 99.53, 0.22 -> 98.59 / 100 (with the reader shipped before: off -> 98.59 /
+    #: 99.53, 0.17 -> 98.12 / 100: 002's KC and KS, both weak, one unsure card)
+    same_rank_index: float = 0.22
     #: a card's two corner indices: ups turned half round (cosine at most -pair_turn),
     #: pair_reach card widths apart (a standard card's indices lie ~1.4 widths apart; the
     #: finder's width runs up to a third short on big cards and long on small oblique ones:

@@ -69,6 +69,10 @@ def test_a_few_fine_tuning_steps_write_a_model_that_onnxruntime_runs(tmp_path: P
     on_disk = orjson.loads((tmp_path / REPORT_FILE).read_bytes())
     assert on_disk["finder_fine_tune"]["dense_fan_share"] == 0.5
     assert "reader" in on_disk  # the shipped model's own record is kept
+    shipped = orjson.loads((MODEL / REPORT_FILE).read_bytes())
+    # the shipped finder's own fine-tune is kept too, as the last of the earlier ones
+    assert on_disk["earlier_fine_tunes"][-1] == shipped["finder_fine_tune"]
+    assert on_disk["earlier_fine_tunes"][:-1] == shipped.get("earlier_fine_tunes", [])
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -24,8 +24,9 @@ from hardware.cards import CODES_BY_SUIT
 REPO = Path(__file__).resolve().parents[3]
 REAL = REPO.parent / "shared" / "vision-real-dev"
 # a few photographs of each half of the dev set, each source: felt, blue cloth, a bridge fan
-#: The shipped model (61 minutes of CPU training, then the reader fine-tuned on half A of the
-#: real photographs and the finder on dense fans, 2026-12-05) falls short of issue 35's targets;
+#: The shipped model (a finder of 61 minutes of CPU training fine-tuned on dense fans; a reader
+#: trained anew on recoloured inks, then fine-tuned on half A of the real photographs,
+#: 2026-12-05) falls short of issue 35's targets;
 #: these tests hold the targets and fail loudly (strict) the day a model meets them.
 SHORT_OF_TARGET = "the shipped model is short of issue 35's targets"
 REAL_A = ("003", "014", "044")
@@ -47,7 +48,6 @@ def _near(sightings: list, truth) -> list:  # noqa: ANN001 - a CardTruth
     return truth.near(sightings)
 
 
-@pytest.mark.xfail(strict=True, reason=SHORT_OF_TARGET + " (held-out design found 15/16, all right)")
 def test_held_out_design_is_read_at_the_targets(recognizer: Recognizer,
                                                 held_out_frames: list) -> None:
     up = found = right = reported = down_as_card = 0
@@ -155,7 +155,7 @@ def _photo(name: str) -> tuple[np.ndarray, dict]:
 @pytest.mark.parametrize("half", [
     pytest.param(REAL_A, id="half A"),
     pytest.param(REAL_B, id="half B", marks=pytest.mark.xfail(
-        strict=True, reason=SHORT_OF_TARGET + " (half B found 68/72, all right)")),
+        strict=True, reason=SHORT_OF_TARGET + " (half B found 67/72, all right)")),
 ])
 def test_real_photographs_are_read_at_the_targets(recognizer: Recognizer, half: tuple) -> None:
     """Scored as ../shared/vision-real-dev/score.py scores: codes matched as multisets.

@@ -149,6 +149,22 @@ def test_a_big_cards_opposite_indices_are_one_card_though_their_centres_miss() -
     assert s.center == pytest.approx((202, 309.5))  # the middle of the two indices
 
 
+def test_two_corners_read_alike_make_a_card_sure_when_asked() -> None:
+    """Both opposite indices read as one code, each below `sure`: with `pair_sure` at or below
+    both reads, the card is that code; off, or with one corner only, it stays unsure."""
+    on, off = replace(SETTINGS, pair_sure=0.6), replace(SETTINGS, pair_sure=1.01)
+    both = [_read("AD", **_BIG_A, prob=0.7), _read("AD", **_BIG_B, prob=0.65)]
+    (s,) = merge(both, [], (720, 1280), on)
+    assert (s.card, s.face) == ("AD", "up")
+    (s,) = merge(both, [], (720, 1280), off)
+    assert (s.card, s.face, s.why) == (None, "unsure", "not sure: AD at 0.70")
+    (s,) = merge(both[:1], [], (720, 1280), on)
+    assert (s.card, s.face) == (None, "unsure")
+    weak_corner = [both[0], _read("AD", **_BIG_B, prob=0.5)]
+    (s,) = merge(weak_corner, [], (720, 1280), on)
+    assert (s.card, s.face) == (None, "unsure")
+
+
 def test_a_big_cards_indices_that_disagree_give_the_surer_one_or_unsure() -> None:
     sure_and_not = [_read("AD", **_BIG_A, prob=0.97), _read("AH", **_BIG_B, prob=0.6)]
     (s,) = merge(sure_and_not, [], (720, 1280), SETTINGS)
@@ -180,19 +196,26 @@ def test_a_weak_stray_peak_does_not_make_two_sure_fan_neighbours_unsure() -> Non
     assert sorted((s.card, s.face) for s in found) == [("5D", "up"), ("AD", "up")]
 
 
-def test_one_index_read_as_two_suits_is_one_unsure_card_when_asked() -> None:
+def test_one_index_read_as_two_suits_gives_the_firm_peaks_read_when_asked() -> None:
     """A weak second peak beside a firm one, the same rank read in another suit (as on a real
-    webcam photo of the clubs): with `same_rank_index` on, one card, unsure; another rank
-    there is a fan's neighbour. Off (the shipped setting), two sure reads stay two cards."""
-    on = replace(SETTINGS, same_rank_index=0.2)
+    webcam photo of the clubs): with `same_rank_index` on, the weak peak is the firm one's
+    shadow and the firm read stands; two weak peaks so are one card, unsure; two firm peaks
+    so are a fan's neighbours of one rank, two cards. Off (0), two sure
+    reads stay two cards."""
+    on, off = replace(SETTINGS, same_rank_index=0.2), replace(SETTINGS, same_rank_index=0.0)
     width, up = 80.0, (-0.99, 0.11)
     firm = Read(IndexSpot((262, 437), up, width, (300, 400), 0.8), "3C", 0.97)
     beside = (262 - 0.16 * width, 441)
     weak = Read(IndexSpot(beside, (-0.99, -0.11), width, (290, 410), 0.36), "3S", 0.94)
-    (card,) = merge([firm, weak], [], (800, 1280), on)
+    assert [(s.card, s.face) for s in merge([firm, weak], [], (800, 1280), on)] == [
+        ("3C", "up")]
+    assert sorted(s.card for s in merge([firm, weak], [], (800, 1280), off)) == ["3C", "3S"]
+    weak_too = Read(replace(firm.spot, heat=0.4), "3C", 0.97)
+    (card,) = merge([weak_too, weak], [], (800, 1280), on)
     assert (card.card, card.face, card.why) == (None, "unsure", "indices disagree: 3C or 3S")
-    assert sorted(s.card for s in merge([firm, weak], [], (800, 1280), SETTINGS)) == ["3C", "3S"]
-    neighbour = Read(weak.spot, "4C", 0.94)  # a fan's next card shows its index there
+    fan = Read(replace(weak.spot, heat=0.85), "3S", 0.94)  # the next card of a fan, one rank
+    assert sorted(s.card for s in merge([firm, fan], [], (800, 1280), on)) == ["3C", "3S"]
+    neighbour = Read(weak.spot, "4C", 0.94)  # another rank there is a fan's neighbour
     assert sorted(s.card for s in merge([firm, neighbour], [], (800, 1280), on)) == ["3C", "4C"]
     apart = Read(IndexSpot((262 - 0.4 * width, 441), up, width, (250, 410), 0.36), "3S", 0.94)
     assert sorted(s.card for s in merge([firm, apart], [], (800, 1280), on)) == ["3C", "3S"]

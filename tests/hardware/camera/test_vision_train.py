@@ -21,6 +21,7 @@ import torch  # noqa: E402
 
 from dealer_assist.cli import main  # noqa: E402
 from hardware.camera.learn.export import session  # noqa: E402
+from hardware.camera.learn.finetune import load_reader  # noqa: E402
 from hardware.camera.learn.train import (  # noqa: E402
     HOUSE,
     Plan,
@@ -98,6 +99,34 @@ def test_same_seed_same_first_loss(run: tuple[Path, dict], tmp_path: Path) -> No
         assert other[net]["first_loss"] != pytest.approx(first[net]["first_loss"], rel=1e-5)
 
 
+def test_a_new_reader_beside_a_kept_finder(run: tuple[Path, dict], tmp_path: Path) -> None:
+    """`--new-reader`: the reader alone trains anew, at the widths asked; the finder is the
+    base model's file, byte for byte, and the report carries its records; the new reader
+    loads back for a fine-tune at its own widths."""
+    base, before = run
+    widths = (8, 16, 16, 24, 32)
+    plan = _tiny(tmp_path / "new")
+    plan.finder_from, plan.reader_channels, plan.finder_steps = base, widths, None
+    report = train(plan)
+    out = tmp_path / "new"
+    assert (out / CORNERS_FILE).read_bytes() == (base / CORNERS_FILE).read_bytes()
+    assert report["finder"] == before["finder"]
+    assert report["finder_scores"] == before["finder_scores"]
+    assert report["finder_run"] == {"kept_from": str(base), "seed": 0, "minutes_budget":
+                                    before["minutes_budget"], "designs": [DESIGN]}
+    assert report["reader"]["steps"] == 3 and report["reader"]["channels"] == list(widths)
+    assert report["data"]["recoloured_ink_share"] > 0 and report["data"]["backs"] > 1
+    logits = session(out / INDEX_FILE).run(None, {"crop": np.zeros((2, 3, CROP_H, CROP_W),
+                                                                   np.float32)})[0]
+    assert logits.shape == (2, len(CLASSES))
+    net = load_reader(out / INDEX_FILE).eval()
+    convs = [m for m in net.modules() if isinstance(m, torch.nn.Conv2d)]
+    assert [c.out_channels for c in convs] == [8, 16, 16, 16, 16, 24, 32]  # c2, c3 twice
+    with torch.no_grad():
+        again = net(torch.zeros(2, 3, CROP_H, CROP_W)).numpy()
+    assert np.abs(again - logits).max() < 1e-4
+
+
 def test_enrolment_adds_the_house_deck_as_a_design(tmp_path: Path) -> None:
     why = missing_card_art((DESIGN, HOUSE_ART))
     if why:
@@ -161,6 +190,10 @@ def test_faces_folder_read_by_code(tmp_path: Path) -> None:
     (["--designs", "no-such-deck"], "unknown card designs: no-such-deck"),
     (["--minutes", "0"], "--minutes must be above 0"),
     (["--faces", "/nonexistent/faces"], "no such folder"),
+    (["--new-reader", "--from", "/nonexistent/model"], "no corners.onnx there"),
+    (["--new-reader", "--reader-widths", "8,8"], "five whole numbers"),
+    (["--reader-widths", "8,8,8,8,8"], "goes with --new-reader"),
+    (["--new-reader", "--photos", "."], "no --reader-only, --photos"),
 ])
 def test_bad_arguments_give_a_clear_error(args: list[str], message: str, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
