@@ -53,7 +53,8 @@ others (docs/vision.md: half A of vision-real-dev trains, half B is only reporte
 --new-reader (the reader anew): a new reader trained on synthetic pictures with the whole
 --minutes budget, beside the finder of a trained model (--from, default the shipped one),
 which is copied as it is with its records; --reader-widths sets the reader's five layer
-widths (default 16,32,48,96,128). Then fine-tune it with --reader-only --photos.
+widths (default 24,48,72,144,192, the shipped reader's; a full training uses them too).
+Then fine-tune it with --reader-only --photos.
 
 --finder-only (fine-tuning the finder on dense fans): the finder alone learns on, from a
 trained model (--from, default the shipped one), on synthetic pictures of which
@@ -102,7 +103,7 @@ def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--new-reader", action="store_true",
                         help="train a new reader alone, keeping the finder of --from")
     parser.add_argument("--reader-widths", metavar="A,B,C,D,E",
-                        help="the new reader's five layer widths (default 16,32,48,96,128)")
+                        help="the new reader's five layer widths (default 24,48,72,144,192)")
     parser.add_argument("--finder-only", action="store_true",
                         help="fine-tune the finder alone on more dense fans (the reader is "
                         "copied)")
@@ -184,14 +185,14 @@ def _run(step: Callable[[Any], dict[str, Any]], plan: Any, out: Path) -> dict[st
 
 
 def _widths(spec: str) -> tuple[int, int, int, int, int]:
-    """`16,32,48,96,128` -> the reader's five layer widths."""
+    """`24,48,72,144,192` -> the reader's five layer widths."""
     try:
         widths = tuple(int(w) for w in spec.split(","))
     except ValueError:
         widths = ()
     if len(widths) != 5 or min(widths) < 1:
         raise CommandFailed(f"--reader-widths {spec}: five whole numbers above 0, as "
-                            "16,32,48,96,128")
+                            "24,48,72,144,192")
     return widths
 
 

@@ -22,7 +22,8 @@ from torch.nn import functional as F
 from hardware.camera.model.spec import CLASSES, HEAT_BACK, HEAT_INDEX, LOG_WIDTH, MAP_CHANNELS
 
 _HEAT = (HEAT_INDEX, HEAT_BACK)
-READER_CHANNELS = (16, 32, 48, 96, 128)
+#: the reader's layer widths (the shipped reader's; the one before it had 16, 32, 48, 96, 128)
+READER_CHANNELS = (24, 48, 72, 144, 192)
 
 
 def conv_bn(cin: int, cout: int, stride: int = 1, kernel: int = 3) -> nn.Sequential:
