@@ -45,6 +45,7 @@ from hardware.camera.learn.train import (
     _scoring_artwork,
     finder_loss,
     fit,
+    use_threads,
 )
 from hardware.camera.model.spec import CORNERS_FILE, INDEX_FILE, REPORT_FILE
 
@@ -157,7 +158,7 @@ def finder_tune(plan: FinderTune) -> dict[str, Any]:
     started = time.monotonic()
     if not 0.0 <= plan.dense_fans <= 1.0:
         raise TrainError("--dense-fans is a share of the pictures: 0 to 1")
-    torch.set_num_threads(max(1, plan.threads))
+    use_threads(plan.threads)
     torch.manual_seed(plan.seed)
     base = plan.base or SHIPPED_MODEL
     if not (base / INDEX_FILE).is_file() or not (base / CORNERS_FILE).is_file():

@@ -47,6 +47,7 @@ from hardware.camera.learn.train import (
     _scoring_artwork,
     fit,
     reader_loss,
+    use_threads,
 )
 from hardware.camera.model.settings import Settings
 from hardware.camera.model.spec import CLASSES, CORNERS_FILE, INDEX_FILE, REPORT_FILE
@@ -145,7 +146,7 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
     """Fine-tune the reader; write index.onnx, corners.onnx (copied) and report.json into
     `plan.out`. Returns the report."""
     started = time.monotonic()
-    torch.set_num_threads(max(1, plan.threads))
+    use_threads(plan.threads)
     torch.manual_seed(plan.seed)
     settings = Settings(model_dir=plan.base)
     base = plan.base or SHIPPED_MODEL

@@ -124,6 +124,14 @@ class _ReaderData(Dataset):
         return data.reader_sample(np.random.default_rng([self.seed, _READER_STREAM, i]), self.art)
 
 
+def use_threads(threads: int) -> None:
+    """PyTorch on `threads` threads; OpenCV on one, before any picture is drawn: a data worker
+    forked after OpenCV's thread pool has started hangs in it (a fine-tune draws its "before"
+    scores first)."""
+    torch.set_num_threads(max(1, threads))
+    cv2.setNumThreads(1)
+
+
 def _worker_init(_: int) -> None:
     cv2.setNumThreads(1)
     torch.set_num_threads(1)
@@ -397,8 +405,7 @@ def train(plan: Plan) -> dict[str, Any]:
     if plan.finder_from is not None and not (plan.finder_from / CORNERS_FILE).is_file():
         raise TrainError(f"--from {plan.finder_from}: no {CORNERS_FILE} there (a model folder "
                          "holds corners.onnx and index.onnx)")
-    torch.set_num_threads(max(1, plan.threads))
-    cv2.setNumThreads(1)
+    use_threads(plan.threads)
     torch.manual_seed(plan.seed)
     art = _artwork(plan)
     plan.log(f"card art: {len(art.names)} designs ({', '.join(art.names)})")

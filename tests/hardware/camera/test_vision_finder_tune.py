@@ -5,6 +5,8 @@ dense-fan pictures are what they say, and bad arguments give a clear error."""
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +75,19 @@ def test_a_few_fine_tuning_steps_write_a_model_that_onnxruntime_runs(tmp_path: P
     # the shipped finder's own fine-tune is kept too, as the last of the earlier ones
     assert on_disk["earlier_fine_tunes"][-1] == shipped["finder_fine_tune"]
     assert on_disk["earlier_fine_tunes"][:-1] == shipped.get("earlier_fine_tunes", [])
+
+
+def test_a_fine_tune_with_a_data_worker_process_finishes(tmp_path: Path) -> None:
+    """The command's default is one forked data worker: it draws pictures after the fine-tune
+    has scored the model it starts from, so OpenCV's thread pool must not be running then (a
+    worker forked from it hung for good). A fresh process, as a user runs it."""
+    _art_or_skip()
+    done = subprocess.run(
+        [sys.executable, "-m", "dealer_assist.cli", "vision", "train", "--finder-only",
+         "--steps", "2", "--designs", DESIGN, "--workers", "1", "--quiet", "--out",
+         str(tmp_path)], capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / CORNERS_FILE).is_file() and "fine-tuned" in done.stdout
 
 
 @pytest.mark.parametrize(("args", "message"), [
