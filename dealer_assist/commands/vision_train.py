@@ -153,8 +153,8 @@ def _train(args: argparse.Namespace) -> int:
                 progress=not args.quiet, log=lambda line: print(line, file=sys.stderr))
     if args.new_reader:
         plan.finder_from = args.base or SHIPPED_MODEL
-        plan.reader_channels = _widths(args.reader_widths) if args.reader_widths else \
-            plan.reader_channels
+        if args.reader_widths:
+            plan.reader_channels = _widths(args.reader_widths)
     report = _run(train, plan, args.out)
     reader = report["reader_scores"]
     said = f"reader accuracy {reader['accuracy']:.1%}"

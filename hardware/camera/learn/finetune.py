@@ -86,11 +86,9 @@ def load_reader(path: Path) -> Reader:
         raise TrainError(f"{path}: not a reader network ({e})") from None
     weights = {i.name: numpy_helper.to_array(i).copy() for i in model.graph.initializer}
     convs = [(n.input[1], n.input[2]) for n in model.graph.node if n.op_type == "Conv"]
-    layers = [m for m in Reader().features if isinstance(m, nn.Sequential)]
-    if len(convs) != len(layers) or "classify.weight" not in weights:
+    net = Reader.of_conv_widths([int(weights[w].shape[0]) for w, _ in convs])
+    if net is None or "classify.weight" not in weights:
         raise TrainError(f"{path}: its layers are not the Reader's ({len(convs)} convolutions)")
-    outs = [int(weights[w].shape[0]) for w, _ in convs]  # widths c1, c2, c2, c3, c3, c4, c5
-    net = Reader((outs[0], outs[1], outs[3], outs[5], outs[6]))
     layers = [m for m in net.features if isinstance(m, nn.Sequential)]
     with torch.no_grad():
         for (w, b), layer in zip(convs, layers, strict=True):

@@ -112,6 +112,14 @@ class Reader(nn.Module):
         self.drop = nn.Dropout(0.1)
         self.classify = nn.Linear(c5, len(CLASSES))
 
+    @classmethod
+    def of_conv_widths(cls, outs: list[int]) -> Reader | None:
+        """The Reader whose seven convolutions have these output widths (c1, c2, c2, c3, c3,
+        c4, c5, as an exported network lists them), or None where they are not seven."""
+        if len(outs) != 7:
+            return None
+        return cls((outs[0], outs[1], outs[3], outs[5], outs[6]))
+
     def forward(self, crop: torch.Tensor) -> torch.Tensor:
         x = self.features(crop)
         x = torch.flatten(F.adaptive_avg_pool2d(x, 1), 1)

@@ -359,7 +359,7 @@ def _scoring_artwork(plan: Plan, training: data.Artwork) -> tuple[data.Artwork, 
 
 
 def _train_finder(plan: Plan, art: data.Artwork, seconds: float
-                  ) -> tuple[Finder | None, dict[str, Any]]:
+                  ) -> tuple[Finder, dict[str, Any]]:
     """The finder trained on `art` for `seconds` (or plan.finder_steps) and exported into
     plan.out; its figures for the report."""
     finder = Finder().to(memory_format=torch.channels_last)  # type: ignore[call-overload]
@@ -379,7 +379,7 @@ def _train_finder(plan: Plan, art: data.Artwork, seconds: float
 FINDER_RECORDS = ("finder", "finder_scores", "finder_fine_tune")
 
 
-def _kept_finder(base: Path, out: Path) -> tuple[Finder | None, dict[str, Any]]:
+def _kept_finder(base: Path, out: Path) -> dict[str, Any]:
     """The finder of the model folder `base`, copied into `out` as it is, and its records from
     base's report (under "finder_run": the seed, budget and designs of the run that trained it)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -389,7 +389,7 @@ def _kept_finder(base: Path, out: Path) -> tuple[Finder | None, dict[str, Any]]:
     kept = {key: before[key] for key in FINDER_RECORDS if key in before}
     run = before.get("finder_run") or {key: before.get(key)
                                        for key in ("seed", "minutes_budget", "designs")}
-    return None, {**kept, "finder_run": {"kept_from": str(base), **run}}
+    return {**kept, "finder_run": {"kept_from": str(base), **run}}
 
 
 def train(plan: Plan) -> dict[str, Any]:
@@ -412,11 +412,12 @@ def train(plan: Plan) -> dict[str, Any]:
     budget = plan.minutes * 60
 
     out = plan.out
+    finder: Finder | None = None
     if plan.finder_from is None:
-        finder_part = _train_finder(plan, art, budget * FINDER_SHARE)
+        finder, finder_report = _train_finder(plan, art, budget * FINDER_SHARE)
         reader_seconds = budget * READER_SHARE
     else:  # the reader alone, with the finder's share of the budget too
-        finder_part = _kept_finder(plan.finder_from, out)
+        finder_report = _kept_finder(plan.finder_from, out)
         reader_seconds = budget * (FINDER_SHARE + READER_SHARE)
 
     reader = Reader(plan.reader_channels)
@@ -434,7 +435,6 @@ def train(plan: Plan) -> dict[str, Any]:
 
     scoring, scored_on = _scoring_artwork(plan, art)
     plan.log(f"scoring on {scored_on}")
-    finder, finder_report = finder_part
     if finder is not None:
         finder_report["finder_scores"] = evaluate_finder(finder, scoring, plan.eval_pictures,
                                                          plan.seed, plan.eval_size)
