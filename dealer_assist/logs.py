@@ -53,6 +53,12 @@ def to_journal(stream: TextIO) -> bool:
 #: the libraries' (uvicorn...) from warnings only.
 OURS = ("dealer_assist", "hardware")
 
+#: Libraries whose warnings only repeat, in their own words, what our loggers already say:
+#: psycopg's pool warns at each failed reconnect and a pipeline warns as it closes on a lost
+#: connection, while the shipper and the floor service report the outage once, and again when
+#: the store is back. Their errors still show.
+QUIETED = ("psycopg",)
+
 
 def setup(level: int = logging.INFO, stream: TextIO | None = None) -> logging.Handler:
     """Send every logger's lines to `stream` (standard error); calling it again replaces the
@@ -68,4 +74,6 @@ def setup(level: int = logging.INFO, stream: TextIO | None = None) -> logging.Ha
     root.setLevel(logging.WARNING)
     for name in OURS:
         logging.getLogger(name).setLevel(level)
+    for name in QUIETED:
+        logging.getLogger(name).setLevel(logging.ERROR)
     return handler

@@ -20,7 +20,7 @@ def _restore_logging():
     yield
     root.handlers[:] = handlers
     root.setLevel(level)
-    for name in logs.OURS:
+    for name in (*logs.OURS, *logs.QUIETED):
         logging.getLogger(name).setLevel(logging.NOTSET)
 
 
@@ -58,3 +58,17 @@ def test_another_stream_than_the_journals_gets_timestamps(monkeypatch) -> None:
     logs.setup(stream=out)  # set up twice: still one line per record
     logging.getLogger("dealer_assist").warning("once")
     assert len(out.getvalue().splitlines()) == 1 and " WARNING dealer_assist: once" in out.getvalue()
+
+
+def test_psycopg_warnings_that_repeat_an_outage_are_not_shown_its_errors_are(monkeypatch):
+    monkeypatch.delenv("JOURNAL_STREAM", raising=False)
+    out = io.StringIO()
+    logs.setup(stream=out)
+    logging.getLogger("psycopg.pool").warning("error connecting in 'floor': connection is bad")
+    logging.getLogger("psycopg").warning("error ignored terminating <psycopg.Pipeline [BAD]>")
+    logging.getLogger("dealer_assist.floor.shipper").warning("central store unreachable")
+    logging.getLogger("psycopg").error("a real error")
+    lines = out.getvalue().splitlines()
+    assert [line.split(" ", 1)[1] for line in lines] == [
+        "WARNING dealer_assist.floor.shipper: central store unreachable",
+        "ERROR psycopg: a real error"]

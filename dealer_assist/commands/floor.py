@@ -241,7 +241,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from dealer_assist import bootstrap
+    from dealer_assist import bootstrap, logs
     from dealer_assist.floor.migrations import MIGRATIONS
     from dealer_assist.floor.web.app import create_floor_app
     from dealer_assist.systemd_notify import Notifier
@@ -260,6 +260,7 @@ def run_serve(args: argparse.Namespace) -> int:
         raise CommandFailed(f"the central store lacks the floor's schema (migration "
                             f"{MIGRATIONS[-1][0]}): run dealer-assist floor migrate as the "
                             "store's owner first")
+    logs.setup()  # logins (info) and outages, timed, or with journald's priorities
     try:
         sock = bootstrap.bind(args.host, args.port)
     except bootstrap.StartError as e:

@@ -18,6 +18,8 @@ import psycopg
 import pytest
 
 from dealer_assist.cli import main
+from tests.floor.conftest import FLOOR_PASSWORD
+from tests.floor.pit_client import login as log_in
 
 
 def test_add_user_reads_the_password_from_stdin_and_refuses_a_second(floor, capsys,
@@ -63,7 +65,8 @@ def test_serve_refuses_a_store_without_the_schema(cluster, capsys):
 
 def test_serve_starts_answers_and_stops_on_sigterm(floor, service, tmp_path):
     """Under systemd's notify protocol (a real socket): READY=1, WATCHDOG=1 while the server
-    answers, STOPPING=1 on SIGTERM, exit 0."""
+    answers, STOPPING=1 on SIGTERM, exit 0. Its log lines (dealer_assist/logs.py) carry the
+    time, the level and the logger, logins (info) included."""
     notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     notify.bind(str(tmp_path / "notify"))
     notify.settimeout(15)
@@ -84,6 +87,9 @@ def test_serve_starts_answers_and_stops_on_sigterm(floor, service, tmp_path):
             time.sleep(0.1)
         login = httpx.get(base + "pit", follow_redirects=False)
         assert login.status_code == 303 and login.headers["location"] == "/login?next=/pit"
+        with httpx.Client(base_url=base) as client:
+            assert log_in(client, "sup", "not the password").status_code == 401
+            assert log_in(client, "sup", FLOOR_PASSWORD).status_code == 303
         said = [notify.recv(4096).decode() for _ in range(3)]
         assert said[0].startswith("READY=1") and said[1:] == ["WATCHDOG=1", "WATCHDOG=1"]
     finally:
@@ -91,6 +97,11 @@ def test_serve_starts_answers_and_stops_on_sigterm(floor, service, tmp_path):
         _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
     assert "floor service stopped" in err and "Traceback" not in err
+    stamp = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00"
+    assert re.search(rf"^{stamp} WARNING dealer_assist\.login: floor login failed: name='sup'",
+                     err, re.M), err
+    assert re.search(rf"^{stamp} INFO dealer_assist\.login: floor login: name='sup' "
+                     "role=supervisor", err, re.M), err
     rest = []
     notify.settimeout(0.5)
     with contextlib.suppress(TimeoutError):
