@@ -24,10 +24,16 @@ def _restore_logging():
         logging.getLogger(name).setLevel(logging.NOTSET)
 
 
-def test_a_person_reads_the_time_the_level_and_the_logger(monkeypatch) -> None:
+@pytest.fixture
+def out(monkeypatch) -> io.StringIO:
+    """Where the log lines go once set up: a stream a person reads (not the journal)."""
     monkeypatch.delenv("JOURNAL_STREAM", raising=False)
-    out = io.StringIO()
-    logs.setup(stream=out)
+    stream = io.StringIO()
+    logs.setup(stream=stream)
+    return stream
+
+
+def test_a_person_reads_the_time_the_level_and_the_logger(out) -> None:
     logging.getLogger("dealer_assist.login").info("login: name='sup'")
     logging.getLogger("hardware.camera.source").warning("camera lost")
     logging.getLogger("uvicorn.error").info("not shown: a library's chatter")
@@ -60,10 +66,7 @@ def test_another_stream_than_the_journals_gets_timestamps(monkeypatch) -> None:
     assert len(out.getvalue().splitlines()) == 1 and " WARNING dealer_assist: once" in out.getvalue()
 
 
-def test_psycopg_warnings_that_repeat_an_outage_are_not_shown_its_errors_are(monkeypatch):
-    monkeypatch.delenv("JOURNAL_STREAM", raising=False)
-    out = io.StringIO()
-    logs.setup(stream=out)
+def test_psycopg_warnings_that_repeat_an_outage_are_not_shown_its_errors_are(out) -> None:
     logging.getLogger("psycopg.pool").warning("error connecting in 'floor': connection is bad")
     logging.getLogger("psycopg").warning("error ignored terminating <psycopg.Pipeline [BAD]>")
     logging.getLogger("dealer_assist.floor.shipper").warning("central store unreachable")
