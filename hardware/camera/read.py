@@ -5,7 +5,8 @@ Each spot's upright crop is cut from the full-resolution frame with `model.crop.
 reader was trained on: halving blurs first, so the crop does not alias), all crops go through
 `index.onnx` in one batch, and a softmax gives each its class. Reads of one card (its two
 indices, or each index a fan leaves in view) are merged by code and predicted card centre;
-the card's quad follows from its centre, up, width and `spec.CARD_ASPECT`.
+the card's quad follows from its centre, up, width and `spec.CARD_ASPECT`; a card seen by one
+index takes the frame's other cards' scale (`_deck_scale`).
 """
 
 from __future__ import annotations
@@ -126,6 +127,8 @@ class _Card:
 
     reads: list[Read]
     pair: tuple[Read, Read] | None = None  # its two opposite indices, when both are seen
+    #: the finder's widths times this are the card's (`_deck_scale`); a pair needs none
+    scale: float = 1.0
 
     @property
     def votes(self) -> dict[str, float]:
@@ -144,8 +147,9 @@ class _Card:
         if self.pair is not None:  # the middle of its two indices: surer than either's guess
             a, b = self.pair[0].spot.at, self.pair[1].spot.at
             return (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
-        xs = [r.spot.card_centre[0] for r in self.reads]
-        ys = [r.spot.card_centre[1] for r in self.reads]
+        k = self.scale  # each index's way to the centre is in its card widths
+        xs = [r.spot.at[0] + k * (r.spot.card_centre[0] - r.spot.at[0]) for r in self.reads]
+        ys = [r.spot.at[1] + k * (r.spot.card_centre[1] - r.spot.at[1]) for r in self.reads]
         return float(np.mean(xs)), float(np.mean(ys))
 
     @property
@@ -164,7 +168,7 @@ class _Card:
         if self.pair is not None:  # its two indices' distance: surer than the finder's guess
             a, b = self.pair[0].spot.at, self.pair[1].spot.at
             return float(np.hypot(a[0] - b[0], a[1] - b[1])) / INDEX_SPAN
-        return float(np.mean([r.spot.width for r in self.reads]))
+        return self.scale * float(np.mean([r.spot.width for r in self.reads]))
 
     def both_indices_agree(self, at_least: float) -> bool:
         """Whether its two opposite indices are both seen, each read as its code at
@@ -329,6 +333,19 @@ def _cards(reads: list[Read], settings: Settings) -> list[_Card]:
     return cards
 
 
+def _deck_scale(cards: list[_Card], settings: Settings) -> float:
+    """How much this frame's finder widths are to be scaled: the median, over the cards whose
+    two opposite indices are both seen, of the width their distance gives over the finder's
+    widths at them. A table holds one deck, and the finder's width runs long or short by
+    design (by a third on some it has not seen), alike on each card of it. 1 with fewer than
+    `settings.deck_pairs` such cards."""
+    ratios = [card.width / float(np.mean([r.spot.width for r in card.pair]))
+              for card in cards if card.pair is not None]
+    if not settings.deck_pairs or len(ratios) < settings.deck_pairs:
+        return 1.0
+    return float(np.median(ratios))
+
+
 def merge(reads: list[Read], backs: list[BackSpot], frame_shape: tuple[int, ...],
           settings: Settings) -> list[Sighting]:
     """One Sighting per card (`_cards` says which reads are one card's). Its code is the
@@ -337,6 +354,9 @@ def merge(reads: list[Read], backs: list[BackSpot], frame_shape: tuple[int, ...]
     or when another of its reads gives another code at `settings.outvoted` or more (its
     indices disagree). Back spots not on a face are face-down cards."""
     cards = _cards(reads, settings)
+    scale = _deck_scale(cards, settings)
+    for card in cards:
+        card.scale = scale  # a card seen by both indices has its own width
     sightings = []
     for card in cards:
         best = card.best

@@ -119,6 +119,27 @@ def test_a_cards_up_is_the_mean_of_its_two_indices_ups() -> None:
     assert np.linalg.norm(quad[1] - quad[0]) == pytest.approx(100)
 
 
+def test_a_card_seen_by_one_index_is_scaled_as_the_frames_cards_seen_by_two() -> None:
+    """The finder's width runs long on a design it has not seen, alike on every card of it: a
+    card whose two indices give its width (100 px, where the finder says 130) scales the
+    width and the way to the centre of a card seen by one index only."""
+    a = (400.0, 300.0)
+    b = (a[0] + 0.6 * 100 * INDEX_SPAN, a[1] + 0.8 * 100 * INDEX_SPAN)  # 100 px wide
+    pair = [_read("QS", a, (470, 400), width=130.0),
+            _read("QS", b, (476, 398), 0.95, up=(0.0, 1.0), width=130.0)]
+    alone = _read("7H", (1000, 300), (1000 + 0.36 * 130, 300 + 0.57 * 130), width=130.0)
+    seen = {s.card: s for s in merge([*pair, alone], [], (1080, 1920), SETTINGS)}
+    assert seen["7H"].center == pytest.approx((1000 + 0.36 * 100, 300 + 0.57 * 100))
+    quad = np.array(seen["7H"].quad)
+    assert np.linalg.norm(quad[1] - quad[0]) == pytest.approx(100)
+    assert seen["QS"].center == pytest.approx(((a[0] + b[0]) / 2, (a[1] + b[1]) / 2))
+    # off, or with no card seen by both indices, the finder's own width and centre stand
+    for reads, settings in (([*pair, alone], replace(SETTINGS, deck_pairs=0)), ([alone], SETTINGS)):
+        (s,) = [s for s in merge(reads, [], (1080, 1920), settings) if s.card == "7H"]
+        assert s.center == pytest.approx(alone.spot.card_centre)
+        assert np.linalg.norm(np.array(s.quad)[1] - np.array(s.quad)[0]) == pytest.approx(130)
+
+
 def test_a_fans_cards_stay_apart_and_not_a_card_reads_are_dropped() -> None:
     reads = [_read("2H", (400, 330), (480, 400)), _read("3H", (440, 330), (520, 400)),
              _read("4H", (480, 330), (560, 400)), _read(NOT_A_CARD, (700, 700), (780, 760))]
