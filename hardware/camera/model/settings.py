@@ -91,8 +91,9 @@ class Settings:
     #: one index has its width and centre from the finder's, scaled as those cards' widths
     #: (their indices' distance) are to the finder's there (`read._deck_scale`); 0: never.
     #: It moves centres and quads, not codes (half A and the six designs' frames unchanged).
-    #: Rendered frames of ten training designs (80 frames, 260 cards): cards more than 0.1
-    #: card heights off their centre 6 (off) -> 4 (1, 2 or 3); 1 kept, the most often used
+    #: On the ten training designs' frames of `pair_sure` (260 of 262 cards found), cards
+    #: more than 0.1 card heights off their centre: 6 (off) -> 4 (1, 2 or 3); 1, the most
+    #: often used
     deck_pairs: int = 1
     #: a card whose reads give two codes is read as its surest one only if every other code
     #: is below this probability; else it is "unsure" (its indices disagree).
