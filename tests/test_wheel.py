@@ -19,7 +19,7 @@ import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-import httpx
+import httpx2 as httpx
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 

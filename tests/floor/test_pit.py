@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import httpx
+import httpx2 as httpx
 import psycopg
 import pytest
 from fastapi.testclient import TestClient

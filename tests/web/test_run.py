@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 import pytest
 
 from dealer_assist.config import DEFAULT_PAYTABLES, ConfigError, load_table_config
