@@ -19,7 +19,7 @@ import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
-import httpx2 as httpx
+import httpx2
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -135,9 +135,9 @@ def test_run_serves_the_display_from_a_config_in_its_own_folder(
         line = service.stdout.readline()
         assert line.startswith("table display:"), line + service.stderr.read()
         url = line.split()[-1]
-        page = httpx.get(url, timeout=10)
+        page = httpx2.get(url, timeout=10)
         assert page.status_code == 200 and "<html" in page.text.lower()
-        assert httpx.get(url + "api/table", timeout=10).json()["table"] == "W1"
+        assert httpx2.get(url + "api/table", timeout=10).json()["table"] == "W1"
         service.send_signal(signal.SIGINT)
         assert service.wait(30) == 0
         err = service.stderr.read()

@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2 as httpx
+import httpx2
 import pytest
 
 from dealer_assist.config import DEFAULT_PAYTABLES, load_table_config
@@ -123,13 +123,13 @@ def test_the_proxy_serves_https_with_hsts_and_streams_events_unbuffered(
                               "-g", "daemon off;"], stderr=subprocess.PIPE, text=True)
     try:
         url = f"https://127.0.0.1:{https}/"
-        with httpx.Client(verify=False, timeout=5) as client:
+        with httpx2.Client(verify=False, timeout=5) as client:
             deadline = time.monotonic() + 10
             while True:  # until nginx listens
                 try:
                     page = client.get(url)
                     break
-                except httpx.ConnectError:
+                except httpx2.ConnectError:
                     assert proxy.poll() is None, proxy.stderr and proxy.stderr.read()
                     assert time.monotonic() < deadline, "nginx does not listen"
                     time.sleep(0.1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-import httpx2 as httpx
+import httpx2
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
@@ -16,7 +16,7 @@ def csrf_of(page: str) -> str:
     return found.group(1)
 
 
-def login(client: httpx.Client, name: str, password: str) -> httpx.Response:
+def login(client: httpx2.Client, name: str, password: str) -> httpx2.Response:
     form = client.get("/login")
     return client.post("/login", data={"name": name, "password": password,
                                        "csrf": csrf_of(form.text), "next": ""},

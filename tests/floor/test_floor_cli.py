@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-import httpx2 as httpx
+import httpx2
 import psycopg
 import pytest
 
@@ -82,12 +82,12 @@ def test_serve_starts_answers_and_stops_on_sigterm(floor, service, tmp_path):
         assert line.startswith("floor service: http://127.0.0.1:"), line
         base = line.split(": ", 1)[1].strip().removesuffix("pit")
         deadline = time.monotonic() + 15
-        while not httpx.get(base + "healthz").json()["listening"]:
+        while not httpx2.get(base + "healthz").json()["listening"]:
             assert time.monotonic() < deadline
             time.sleep(0.1)
-        login = httpx.get(base + "pit", follow_redirects=False)
+        login = httpx2.get(base + "pit", follow_redirects=False)
         assert login.status_code == 303 and login.headers["location"] == "/login?next=/pit"
-        with httpx.Client(base_url=base) as client:
+        with httpx2.Client(base_url=base) as client:
             assert log_in(client, "sup", "not the password").status_code == 401
             assert log_in(client, "sup", FLOOR_PASSWORD).status_code == 303
         said = [notify.recv(4096).decode() for _ in range(3)]

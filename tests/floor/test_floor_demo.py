@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-import httpx2 as httpx
+import httpx2
 import psycopg
 import pytest
 
@@ -79,7 +79,7 @@ def test_the_demo_fills_the_central_store_from_8_tables_and_stops_cleanly(folder
         password = re.search(r"demo-regulator, password (\S+)\)", text)
         pubkey = re.search(r"--pubkey (\S+)", text)
         assert password and pubkey, text
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+        with httpx2.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
             assert login(client, "demo-regulator", password.group(1)).status_code == 303
             today = datetime.now(UTC).date().isoformat()
             response = client.get("/regulator/export.zip", params={

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import httpx2 as httpx
+import httpx2
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
@@ -62,7 +62,7 @@ def pit(floor, service, sample, table_log) -> Iterator[tuple[TestClient, str]]:
 
 
 def _call(client: TestClient, method: str, path: str, csrf: str | None, table: str,
-          headers: dict[str, str] | None = None) -> httpx.Response:
+          headers: dict[str, str] | None = None) -> httpx2.Response:
     if method == "GET":
         return client.get(path, follow_redirects=False, headers=headers)
     return client.post(path, data={"csrf": csrf or "", "table": table, "shoe": "SAMPLE-1",
@@ -225,7 +225,7 @@ class Events:
 
     def _read(self, url: str, cookies: dict[str, str]) -> None:
         kind = ""
-        with httpx.stream("GET", url + "pit/stream", cookies=cookies, timeout=30) as response:
+        with httpx2.stream("GET", url + "pit/stream", cookies=cookies, timeout=30) as response:
             assert response.status_code == 200
             assert response.headers["content-type"].startswith("text/event-stream")
             for line in response.iter_lines():
@@ -248,8 +248,8 @@ class Events:
 
 
 @contextmanager
-def _session(url: str, who: str = "sup") -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=url, timeout=10) as client:
+def _session(url: str, who: str = "sup") -> Iterator[httpx2.Client]:
+    with httpx2.Client(base_url=url, timeout=10) as client:
         assert login(client, who, FLOOR_PASSWORD).status_code == 303
         yield client
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2 as httpx
+import httpx2
 import pytest
 
 from dealer_assist.bootstrap import ServerThread
@@ -214,8 +214,8 @@ def served(log: SqliteEventLog, tmp_path: Path) -> Iterator[tuple[LiveTable, str
         users.close()
 
 
-def supervisor(url: str, name: str) -> tuple[httpx.Client, str]:
-    client = httpx.Client(base_url=url, timeout=30)
+def supervisor(url: str, name: str) -> tuple[httpx2.Client, str]:
+    client = httpx2.Client(base_url=url, timeout=30)
     form = client.get("/login")
     client.post("/login", data={"name": name, "password": PASSWORD, "csrf": csrf_of(form.text)})
     return client, csrf_of(client.get("/supervisor").text)
@@ -227,7 +227,7 @@ def test_two_supervisors_deciding_one_game_at_once_record_one_decision(
     (one, csrf1), (two, csrf2) = supervisor(url, "sup"), supervisor(url, "sup2")
     try:
         for n in range(1, 41):
-            def post(client: httpx.Client, csrf: str, action: str, n: int = n) -> Any:
+            def post(client: httpx2.Client, csrf: str, action: str, n: int = n) -> Any:
                 return client.post("/supervisor/decide", data={
                     "csrf": csrf, "shoe": f"R{n}", "game": "2", "action": action,
                     "reason": f"{action} on R{n}"})

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2 as httpx
+import httpx2
 import pytest
 from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
@@ -69,7 +69,7 @@ def csrf_of(html: str) -> str:
 
 
 def login(client: TestClient, name: str, password: str = PASSWORD,
-          next_path: str = "") -> httpx.Response:
+          next_path: str = "") -> httpx2.Response:
     form = client.get("/login", params={"next": next_path} if next_path else None)
     return client.post("/login", data={"name": name, "password": password,
                                        "csrf": csrf_of(form.text), "next": next_path})

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-import httpx2 as httpx
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 
@@ -42,7 +42,7 @@ PROTECTED = [
 WHO = [None, "dea", "reg", "sup"]
 
 
-def call(client: TestClient, method: str, path: str, csrf: str | None) -> httpx.Response:
+def call(client: TestClient, method: str, path: str, csrf: str | None) -> httpx2.Response:
     if method == "GET":
         return client.get(path)
     data = {"csrf": csrf or "", "shoe": "S1", "game": "2", "action": "accept",
@@ -268,7 +268,7 @@ def server(table: LiveTable, users: UserStore) -> Iterator[ServerThread]:
 def read_events(url: str, n: int, cookies: dict[str, str] | None = None,
                 after: threading.Event | None = None) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
-    with httpx.stream("GET", url, cookies=cookies, timeout=10) as response:
+    with httpx2.stream("GET", url, cookies=cookies, timeout=10) as response:
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
         for line in response.iter_lines():
@@ -299,8 +299,8 @@ def test_the_display_stream_pushes_each_change(server: ServerThread, table: Live
 
 def test_the_console_stream_needs_a_supervisor(server: ServerThread, table: LiveTable) -> None:
     url = server.url + "supervisor/stream"
-    assert httpx.get(url, timeout=5).status_code == 401
-    with httpx.Client(base_url=server.url, timeout=5) as c:
+    assert httpx2.get(url, timeout=5).status_code == 401
+    with httpx2.Client(base_url=server.url, timeout=5) as c:
         form = c.get("/login")
         c.post("/login", data={"name": "sup", "password": PASSWORD, "csrf": csrf_of(form.text)})
         cookies = {"da_session": c.cookies["da_session"]}

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-import httpx2 as httpx
+import httpx2
 import pytest
 
 from dealer_assist.config import DEFAULT_PAYTABLES, ConfigError, load_table_config
@@ -105,19 +105,19 @@ def test_run_prints_the_address_serves_a_live_table_and_stops_on_ctrl_c(tmp_path
                                                           and service.stderr else "")
         url = line.split()[-1]
         assert url.startswith("http://127.0.0.1:") and url.endswith("/")
-        assert httpx.get(url, timeout=5).status_code == 200
+        assert httpx2.get(url, timeout=5).status_code == 200
         deadline = time.monotonic() + 20
         while True:  # the built-in shoe deals (speed 20): the burn, then games
-            view = httpx.get(url + "api/table", timeout=5).json()
+            view = httpx2.get(url + "api/table", timeout=5).json()
             if view["shoe"] and view["links"]["shoe"]["status"] == "up" and view["seq"] > 5:
                 break
             assert time.monotonic() < deadline, view
             time.sleep(0.2)
         assert view["shoe"]["id"].startswith("T5-")
-        assert httpx.get(url + "supervisor", timeout=5).status_code == 303
-        regulator = httpx.get(url + "regulator", timeout=5)  # wired in, and behind a login
+        assert httpx2.get(url + "supervisor", timeout=5).status_code == 303
+        regulator = httpx2.get(url + "regulator", timeout=5)  # wired in, and behind a login
         assert regulator.status_code == 303 and "login" in regulator.headers["location"]
-        with httpx.stream("GET", url + "events", timeout=5) as stream:  # a display stays open
+        with httpx2.stream("GET", url + "events", timeout=5) as stream:  # a display stays open
             service.send_signal(signal.SIGINT)
             assert service.wait(15) == 0
             assert sum(1 for _ in stream.iter_lines()) >= 1
