@@ -89,7 +89,9 @@ def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
                         help="both networks exactly N steps (short runs, tests)")
     parser.add_argument("--designs", metavar="A,B,...",
                         help="card designs to train on, by name, separated by commas (default: "
-                        "every design but the held-out ones)")
+                        "every design but the held-out ones); drawn-t1 .. drawn-t8 add the "
+                        "typeface decks, the drawn deck with its ranks in free fonts (Debian "
+                        "font packages; named, never by default)")
     parser.add_argument("--faces", type=Path, metavar="DIR",
                         help="the house's own card faces, named by code (enrolment, optional)")
     parser.add_argument("--threads", type=int, default=1, metavar="N",

@@ -4,7 +4,9 @@
 finds each face's corner indices from its ink (`learn.indices`), and keeps each face as a
 small picture pyramid; with `variants`, a design is also printed with jumbo indices and some
 in four colours, as casinos' decks are. `enrol` adds a house deck from pictures of its faces.
-The project's own drawn design (`synth/drawn.py`) joins when that module is there.
+The project's own drawn design (`synth/drawn.py`) joins when that module is there; the
+typeface decks (`synth/typefaces.py`, the drawn deck with its ranks in free fonts) only when
+named.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from tqdm import tqdm
 
 from hardware.camera.learn.indices import IndexBox, design_indices, find_indices
 from hardware.camera.learn.textures import TextureBank
+from hardware.camera.synth import typefaces
 from hardware.camera.synth.decks import (
     DESIGNS,
     HELD_OUT,
@@ -66,7 +69,15 @@ class Artwork:
         default for training), each Debian design is also printed with jumbo indices
         (`+jumbo`, where its indices are still found on every face) and some in four colours
         (`+4colour`, `FOUR_COLOUR`). Held-out designs are refused unless `evaluation` (art
-        to score a trained model on, never to train on)."""
+        to score a trained model on, never to train on); so are unknown names, and typeface
+        decks (`synth.typefaces.DECKS`) whose fonts are not installed, with the packages."""
+        why = unknown_designs(names)
+        if why:
+            raise ValueError(why)
+        fonts = {f for n in names if n in typefaces.DECKS for f in typefaces.deck_layout(n).fonts}
+        why = typefaces.missing_typefaces(tuple(sorted(fonts))) if fonts else None
+        if why:
+            raise ValueError(why)
         held = [n for n in names if n in HELD_OUT]
         if held and not evaluation:
             raise ValueError(f"design {', '.join(held)} is held out of training "
@@ -112,6 +123,15 @@ class Artwork:
         return len(found)
 
 
+def unknown_designs(names: list[str]) -> str | None:
+    """What is wrong with a list of design names (None when every one is known)."""
+    known = (*DESIGNS, DRAWN, *typefaces.DECKS)
+    unknown = [n for n in names if n not in known]
+    if not unknown:
+        return None
+    return f"unknown card designs: {', '.join(unknown)} (known: {', '.join(known)})"
+
+
 def designs_for_training() -> list[str]:
     """The designs training uses: every listed Debian design but the held-out and the
     non-standard ones, and the drawn design when its module is there."""
@@ -144,15 +164,16 @@ def _load_design(name: str, cache: Path, variants: bool
                  ) -> list[tuple[str, dict[str, Face], Face]]:
     """A design's faces with their indices and its back, and with `variants` its jumbo-index
     and four-colour printings, each as (label, faces, back)."""
-    if name == DRAWN:
+    if name == DRAWN or name in typefaces.DECKS:
         module = _drawn_module()
         if module is None:
             return []
-        raw = module.drawn_faces(ART_HEIGHT)
+        layout = module.STANDARD if name == DRAWN else typefaces.deck_layout(name)
+        raw = module.drawn_faces(ART_HEIGHT, layout)
         boxes = {}
         for code in CODES_BY_SUIT:
             h, w = raw[code].shape[:2]
-            x0, y0, x1, y1 = module.index_box(code, ART_HEIGHT)
+            x0, y0, x1, y1 = module.index_box(code, ART_HEIGHT, layout)
             box = IndexBox(x0 / w, y0 / h, x1 / w, y1 / h, 0)
             boxes[code] = [box, box.turned()]
         return [(name, _faces(raw, boxes), Face(_pyramid(raw["back"]), []))]

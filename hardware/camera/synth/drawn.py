@@ -10,11 +10,14 @@ circles and polygons. The back is a patterned blue lattice inside a white margin
 Every shape is drawn into a large mask and shrunk with area averaging, so the edges are
 antialiased at any card height. `drawn_faces(height)` gives every face and the back as BGRA
 images (transparent outside the rounded corners); `index_box(code, height)` gives where the
-top-left index lies on a face, for labelling training data.
+top-left index lies on a face, for labelling training data. A `Layout` moves and sizes the
+corner index and may print each card's rank in a typeface of `synth.typefaces` (training's
+typeface decks); the default is the deck described above.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
@@ -32,11 +35,25 @@ EDGE = (170, 170, 170)
 BACK_INK = (125, 60, 25)
 COURT_TINT = (205, 232, 246)
 
-# Corner index layout, in card widths (x) and card heights (y), for the top-left corner.
-_INDEX_X = 0.105  # centre line of the rank glyph and the pip under it
-_RANK_TOP, _RANK_H = 0.035, 0.088
-_RANK_W, _RANK_W_TEN = 0.13, 0.185  # widest a rank glyph may be; "10" gets more room
-_PIP_TOP, _PIP_H = 0.135, 0.058
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the top-left corner index lies, in card widths (x) and card heights (y), and the
+    rank glyphs' typefaces: one `synth.typefaces` key per card (`CODES_BY_SUIT` order), or
+    none for the Hershey font."""
+
+    index_x: float = 0.105  # centre line of the rank glyph and the pip under it
+    rank_top: float = 0.035
+    rank_h: float = 0.088
+    rank_w: float = 0.13  # widest a rank glyph may be
+    rank_w_ten: float = 0.185  # "10" gets more room
+    pip_top: float = 0.135
+    pip_h: float = 0.058
+    fonts: tuple[str, ...] = ()
+
+
+STANDARD = Layout()
 _CORNER_RADIUS = 0.06  # in card widths
 
 # Pip layouts for 2-10: (column, row), column -1/0/1 = left/centre/right, row 0..1 top..bottom.
@@ -137,28 +154,38 @@ def _paint(face: np.ndarray, cover: np.ndarray, x0: int, y0: int, colour: tuple[
     face[fy0:fy1, fx0:fx1, :3] = (region * (1 - c) + ink * c + 0.5).astype(np.uint8)
 
 
-def _glyph_box(code: str, height: int) -> tuple[int, int, int, int]:
+def _rank_glyph(code: str, text: str, layout: Layout) -> np.ndarray:
+    """`text` (a rank) as the card `code` prints it: in its typeface, or the Hershey font."""
+    if not layout.fonts:
+        return _glyph_mask(text)
+    from hardware.camera.synth.typefaces import glyph_mask  # training's decks only
+
+    return glyph_mask(text, layout.fonts[CODES_BY_SUIT.index(code)])
+
+
+def _glyph_box(code: str, height: int, layout: Layout) -> tuple[int, int, int, int]:
     """The rank glyph's box (x0, y0, x1, y1) in a face of this height."""
     width = round(height / ASPECT)
-    mask = _glyph_mask(rank_text(code))
-    gh = max(2, round(_RANK_H * height))
-    max_w = (_RANK_W_TEN if code[0] == "T" else _RANK_W) * width
+    mask = _rank_glyph(code, rank_text(code), layout)
+    gh = max(2, round(layout.rank_h * height))
+    max_w = (layout.rank_w_ten if code[0] == "T" else layout.rank_w) * width
     gw = max(1, min(round(mask.shape[1] * gh / mask.shape[0]), round(max_w)))
-    x0 = round(_INDEX_X * width - gw / 2)
-    y0 = round(_RANK_TOP * height)
+    x0 = round(layout.index_x * width - gw / 2)
+    y0 = round(layout.rank_top * height)
     return x0, y0, x0 + gw, y0 + gh
 
 
-def _pip_box(height: int) -> tuple[int, int, int, int]:
+def _pip_box(height: int, layout: Layout) -> tuple[int, int, int, int]:
     width = round(height / ASPECT)
-    ph = max(2, round(_PIP_H * height))
+    ph = max(2, round(layout.pip_h * height))
     pw = max(2, round(ph * 0.86))
-    x0 = round(_INDEX_X * width - pw / 2)
-    y0 = round(_PIP_TOP * height)
+    x0 = round(layout.index_x * width - pw / 2)
+    y0 = round(layout.pip_top * height)
     return x0, y0, x0 + pw, y0 + ph
 
 
-def index_box(code: str, height: int = 480) -> tuple[int, int, int, int]:
+def index_box(code: str, height: int = 480,
+              layout: Layout = STANDARD) -> tuple[int, int, int, int]:
     """The top-left corner index's box (x0, y0, x1, y1), face pixels: rank glyph and suit pip.
 
     x1, y1 are exclusive. The bottom-right index is the same box turned 180 degrees about the
@@ -166,17 +193,18 @@ def index_box(code: str, height: int = 480) -> tuple[int, int, int, int]:
     """
     if code not in CODES_BY_SUIT:
         raise ValueError(f"not a card code: {code!r}")
-    gx0, gy0, gx1, gy1 = _glyph_box(code, height)
-    px0, py0, px1, py1 = _pip_box(height)
+    gx0, gy0, gx1, gy1 = _glyph_box(code, height, layout)
+    px0, py0, px1, py1 = _pip_box(height, layout)
     return min(gx0, px0), min(gy0, py0), max(gx1, px1), max(gy1, py1)
 
 
-def _draw_index(face: np.ndarray, code: str) -> None:
+def _draw_index(face: np.ndarray, code: str, layout: Layout) -> None:
     height = face.shape[0]
     colour = suit_colour(code)
-    x0, y0, x1, y1 = _glyph_box(code, height)
-    _paint(face, _shrink(_glyph_mask(rank_text(code)), x1 - x0, y1 - y0), x0, y0, colour)
-    x0, y0, x1, y1 = _pip_box(height)
+    x0, y0, x1, y1 = _glyph_box(code, height, layout)
+    _paint(face, _shrink(_rank_glyph(code, rank_text(code), layout), x1 - x0, y1 - y0), x0, y0,
+           colour)
+    x0, y0, x1, y1 = _pip_box(height, layout)
     _paint(face, _shrink(_suit_mask(code[1]), x1 - x0, y1 - y0), x0, y0, colour)
 
 
@@ -191,7 +219,7 @@ def _draw_pip(face: np.ndarray, suit: str, cx: float, cy: float, size: float, fl
            colour)
 
 
-def _draw_middle(face: np.ndarray, code: str) -> None:
+def _draw_middle(face: np.ndarray, code: str, layout: Layout) -> None:
     height, width = face.shape[:2]
     rank, suit, colour = code[0], code[1], suit_colour(code)
     if rank == "A":
@@ -205,10 +233,10 @@ def _draw_middle(face: np.ndarray, code: str) -> None:
             cy = top + row * (bottom - top)
             _draw_pip(face, suit, cx, cy, size, row > 0.5, colour)
         return
-    _draw_court(face, code)
+    _draw_court(face, code, layout)
 
 
-def _draw_court(face: np.ndarray, code: str) -> None:
+def _draw_court(face: np.ndarray, code: str, layout: Layout) -> None:
     """A court card's picture: a tinted frame holding a large letter and pip, and the same
     turned 180 degrees in the lower half."""
     height, width = face.shape[:2]
@@ -222,7 +250,7 @@ def _draw_court(face: np.ndarray, code: str) -> None:
     for half in (0, 1):
         if half:
             face[:] = face[::-1, ::-1].copy()
-        letter = _glyph_mask(code[0])
+        letter = _rank_glyph(code, code[0], layout)
         lh = round(0.15 * height)
         lw = round(letter.shape[1] * lh / letter.shape[0])
         _paint(face, _shrink(letter, lw, lh), round(width / 2 - lw / 2), round(0.18 * height),
@@ -255,13 +283,13 @@ def _blank(height: int) -> np.ndarray:
     return face
 
 
-def _draw_face(code: str, height: int) -> np.ndarray:
+def _draw_face(code: str, height: int, layout: Layout) -> np.ndarray:
     face = _blank(height)
-    _draw_index(face, code)
+    _draw_index(face, code, layout)
     face[:] = face[::-1, ::-1].copy()
-    _draw_index(face, code)
+    _draw_index(face, code, layout)
     face[:] = face[::-1, ::-1].copy()
-    _draw_middle(face, code)
+    _draw_middle(face, code, layout)
     return face
 
 
@@ -288,18 +316,18 @@ def _draw_back(height: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=4)
-def _faces(height: int) -> dict[str, np.ndarray]:
-    faces = {code: _draw_face(code, height) for code in CODES_BY_SUIT}
+def _faces(height: int, layout: Layout) -> dict[str, np.ndarray]:
+    faces = {code: _draw_face(code, height, layout) for code in CODES_BY_SUIT}
     faces["back"] = _draw_back(height)
     for image in faces.values():
         image.setflags(write=False)
     return faces
 
 
-def drawn_faces(height: int = 480) -> dict[str, np.ndarray]:
+def drawn_faces(height: int = 480, layout: Layout = STANDARD) -> dict[str, np.ndarray]:
     """Every face (by code, `CODES_BY_SUIT` order) and "back" as BGRA images `height` tall,
     `round(height / 1.4)` wide. Deterministic; drawn once per height and cached (the images
     are read-only: copy one to change it)."""
     if height < 24:
         raise ValueError(f"card height {height} is too small to draw (at least 24 pixels)")
-    return dict(_faces(height))
+    return dict(_faces(height, layout))
