@@ -4,14 +4,12 @@
 finds each face's corner indices from its ink (`learn.indices`), and keeps each face as a
 small picture pyramid; with `variants`, a design is also printed with jumbo indices and some
 in four colours, as casinos' decks are. `enrol` adds a house deck from pictures of its faces.
-The project's own drawn design (`synth/drawn.py`) joins when that module is there; the
-typeface decks (`synth/typefaces.py`, the drawn deck with its ranks in free fonts) only when
-named.
+The project's own drawn design (`synth/drawn.py`) always joins training; the typeface decks
+(`synth/typefaces.py`, the drawn deck with its ranks in free fonts) only when named.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,7 +19,7 @@ from tqdm import tqdm
 
 from hardware.camera.learn.indices import IndexBox, design_indices, find_indices
 from hardware.camera.learn.textures import TextureBank
-from hardware.camera.synth import typefaces
+from hardware.camera.synth import drawn, typefaces
 from hardware.camera.synth.decks import (
     DESIGNS,
     HELD_OUT,
@@ -134,18 +132,8 @@ def unknown_designs(names: list[str]) -> str | None:
 
 def designs_for_training() -> list[str]:
     """The designs training uses: every listed Debian design but the held-out and the
-    non-standard ones, and the drawn design when its module is there."""
-    names = [n for n in DESIGNS if n not in HELD_OUT and n not in NOT_STANDARD]
-    if _drawn_module() is not None:
-        names.append(DRAWN)
-    return names
-
-
-def _drawn_module():  # noqa: ANN202 - an optional module
-    try:
-        return importlib.import_module("hardware.camera.synth.drawn")
-    except ImportError:
-        return None
+    non-standard ones, and the drawn design."""
+    return [n for n in DESIGNS if n not in HELD_OUT and n not in NOT_STANDARD] + [DRAWN]
 
 
 def _pyramid(face: np.ndarray) -> list[np.ndarray]:
@@ -165,15 +153,12 @@ def _load_design(name: str, cache: Path, variants: bool
     """A design's faces with their indices and its back, and with `variants` its jumbo-index
     and four-colour printings, each as (label, faces, back)."""
     if name == DRAWN or name in typefaces.DECKS:
-        module = _drawn_module()
-        if module is None:
-            return []
-        layout = module.STANDARD if name == DRAWN else typefaces.deck_layout(name)
-        raw = module.drawn_faces(ART_HEIGHT, layout)
+        layout = drawn.STANDARD if name == DRAWN else typefaces.deck_layout(name)
+        raw = drawn.drawn_faces(ART_HEIGHT, layout)
         boxes = {}
         for code in CODES_BY_SUIT:
             h, w = raw[code].shape[:2]
-            x0, y0, x1, y1 = module.index_box(code, ART_HEIGHT, layout)
+            x0, y0, x1, y1 = drawn.index_box(code, ART_HEIGHT, layout)
             box = IndexBox(x0 / w, y0 / h, x1 / w, y1 / h, 0)
             boxes[code] = [box, box.turned()]
         return [(name, _faces(raw, boxes), Face(_pyramid(raw["back"]), []))]

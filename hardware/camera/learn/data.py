@@ -9,7 +9,7 @@ not one (`NOT_A_CARD`). Both are reproducible from the generator they are given.
 
 Card art (`Artwork`): every Debian SVG design of `synth.decks.DESIGNS` except `HELD_OUT`
 (kept for the benchmark) and the few that are not standard cards (`NOT_STANDARD`), plus the
-project's own drawn design when `synth/drawn.py` is there; each also printed with jumbo
+project's own drawn design (`synth/drawn.py`); each Debian one also printed with jumbo
 indices and some in four colours; a house deck can be enrolled from pictures of its faces.
 Where each face's corner indices lie is found from its ink (`learn.indices`), never typed in.
 

@@ -36,7 +36,6 @@ BACK_INK = (125, 60, 25)
 COURT_TINT = (205, 232, 246)
 
 
-
 @dataclass(frozen=True)
 class Layout:
     """Where the top-left corner index lies, in card widths (x) and card heights (y), and the

@@ -4,7 +4,7 @@ Real decks print their indices in many typefaces (a condensed grotesque, a Bookm
 Century, a rounded sans ...); a reader that has seen one font reads a 9 it has never seen
 as a J. `glyph_mask(text, key)` renders a rank ("A", "2".."10", "J", "Q", "K") in one of
 `TYPEFACES` with `rsvg-convert` (its text goes through Pango and fontconfig, so the fonts
-are the machine's installed ones) and gives it as a tight uint8 0/255 mask.
+are the machine's installed ones) and gives it as a tight uint8 coverage mask.
 
 The fonts come from Debian packages with free licences (`FONT_PACKAGES`); nothing of them
 ships with the product. `missing_typefaces()` says which families are not installed and the
