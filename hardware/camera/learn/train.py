@@ -34,7 +34,6 @@ from torch.utils.data import DataLoader, Dataset
 from tqdm import tqdm
 
 from hardware.camera.learn import data
-from hardware.camera.learn.artwork import unknown_designs
 from hardware.camera.learn.export import export_finder, export_reader
 from hardware.camera.learn.nets import READER_CHANNELS, Finder, Reader, parameter_count
 from hardware.camera.learn.report import (
@@ -286,9 +285,6 @@ def fit(net: nn.Module, loader: DataLoader, loss_fn: Callable[..., tuple[torch.T
 
 def _artwork(plan: Plan) -> data.Artwork:
     names = plan.designs if plan.designs is not None else data.designs_for_training()
-    why = unknown_designs(names)
-    if why:
-        raise TrainError(why)
     held = [n for n in names if n in HELD_OUT]
     if held:
         raise TrainError(f"{', '.join(held)} held out of training (kept to score the model)")
