@@ -2,11 +2,12 @@
 
 Each spot's upright crop is cut from the full-resolution frame with `model.crop.cut_index`
 (from a halved copy of the frame, as often as needed, when the card is larger than the
-reader was trained on: halving blurs first, so the crop does not alias), all crops go through
-`index.onnx` in one batch, and a softmax gives each its class. Reads of one card (its two
-indices, or each index a fan leaves in view) are merged by code and predicted card centre;
-the card's quad follows from its centre, up, width and `spec.CARD_ASPECT`; a card seen by one
-index takes the frame's other cards' scale (`_deck_scale`).
+reader was trained on: halving blurs first, so the crop does not alias; only the parts that
+are read are halved), all crops go through `index.onnx` in one batch, and a softmax gives
+each its class. Reads of one card (its two indices, or each index a fan leaves in view) are
+merged by code and predicted card centre; the card's quad follows from its centre, up, width
+and `spec.CARD_ASPECT`; a card seen by one index takes the frame's other cards' scale
+(`_deck_scale`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,17 @@ import cv2
 import numpy as np
 
 from hardware.camera.find import BackSpot, IndexSpot, load_session
-from hardware.camera.model.crop import cut_index
+from hardware.camera.model.crop import crop_to_frame, cut_index
 from hardware.camera.model.settings import Settings
-from hardware.camera.model.spec import CARD_ASPECT, CLASSES, INDEX_FILE, INDEX_SPAN, NOT_A_CARD
+from hardware.camera.model.spec import (
+    CARD_ASPECT,
+    CLASSES,
+    CROP_H,
+    CROP_W,
+    INDEX_FILE,
+    INDEX_SPAN,
+    NOT_A_CARD,
+)
 
 
 @dataclass(frozen=True)
@@ -55,31 +64,86 @@ class Read:
     prob: float
 
 
-class _Pyramid:
-    """The frame, and copies of it halved as often as asked (each blurred, then subsampled)."""
+def _halvings(frame: np.ndarray, needs: dict[int, list[tuple[int, int, int, int]]]
+              ) -> dict[int, np.ndarray]:
+    """For each k in `needs`, the frame halved k times (`cv2.pyrDown`, each level from the
+    one below: blurred, then subsampled), worked out only in the boxes (x0, y0, x1, y1 in that
+    level's pixels) listed for it, and black elsewhere. Inside them each pixel is what halving
+    the whole frame gives: a halved pixel sees the 5 x 5 pixels around its double, so each
+    level is made from a box of the one below that holds those (halved, its first row and
+    column would see past the box's edge: they are cut off, unless the frame's edge is there)."""
+    sizes = [(int(frame.shape[0]), int(frame.shape[1]))]
+    for _ in range(max(needs)):
+        h, w = sizes[-1]
+        sizes.append(((h + 1) // 2, (w + 1) // 2))
+    boxes: dict[int, tuple[int, int, int, int]] = {}
+    for j in range(max(needs), -1, -1):  # what each level must hold, from the top down
+        wanted = list(needs.get(j, []))
+        if j + 1 in boxes:
+            x0, y0, x1, y1 = boxes[j + 1]
+            wanted.append((2 * x0 - 2, 2 * y0 - 2, 2 * x1 + 1, 2 * y1 + 1))
+        if not wanted:
+            continue
+        h, w = sizes[j]
+        x0 = min(w, max(0, min(b[0] for b in wanted)))
+        y0 = min(h, max(0, min(b[1] for b in wanted)))
+        x0, y0 = x0 - x0 % 2, y0 - y0 % 2  # halved, an even start falls on a whole pixel
+        x1 = max(x0, min(w, max(b[2] for b in wanted)))
+        y1 = max(y0, min(h, max(b[3] for b in wanted)))
+        if x1 > x0 and y1 > y0:
+            boxes[j] = (x0, y0, x1, y1)
+    levels: dict[int, np.ndarray] = {}
+    part = np.zeros((0, 0, frame.shape[2]), frame.dtype)
+    for j in range(max(needs) + 1):  # each level's box from the one below, from the bottom up
+        if j not in boxes:
+            break  # nothing of the frame is wanted here, nor above
+        x0, y0, x1, y1 = boxes[j]
+        if j == 0:
+            part = frame[y0:y1, x0:x1]
+        else:
+            left, top = boxes[j - 1][0] // 2, boxes[j - 1][1] // 2
+            part = cv2.pyrDown(part)[y0 - top:y1 - top, x0 - left:x1 - left]
+        if j in needs:
+            levels[j] = np.zeros((*sizes[j], frame.shape[2]), frame.dtype)
+            levels[j][y0:y1, x0:x1] = part
+    return {k: levels.get(k, np.zeros((*sizes[k], frame.shape[2]), frame.dtype))
+            for k in needs}
 
-    def __init__(self, frame: np.ndarray) -> None:
-        self.levels = [frame]
 
-    def level(self, k: int) -> np.ndarray:
-        while len(self.levels) <= k:
-            self.levels.append(cv2.pyrDown(self.levels[-1]))
-        return self.levels[k]
+def _crop_box(centre: tuple[float, float], up: tuple[float, float], width: float
+              ) -> tuple[int, int, int, int]:
+    """The pixels `cut_index` reads for this crop: the box around its corners' places, with
+    a margin for the bilinear neighbours."""
+    to_frame = crop_to_frame(centre, up, width)
+    corners = to_frame @ np.array([[0, CROP_W - 1, 0, CROP_W - 1],
+                                   [0, 0, CROP_H - 1, CROP_H - 1], [1, 1, 1, 1]], np.float64)
+    low, high = np.floor(corners.min(axis=1)) - 2, np.floor(corners.max(axis=1)) + 3
+    return int(low[0]), int(low[1]), int(high[0]), int(high[1])
 
 
 def crops(frame: np.ndarray, spots: list[IndexSpot], settings: Settings) -> np.ndarray:
-    """The reader's input [N, 3, CROP_H, CROP_W] float32 BGR in [0, 1] for `spots`."""
-    pyramid = _Pyramid(frame)
-    out = []
+    """The reader's input [N, 3, CROP_H, CROP_W] float32 BGR in [0, 1] for `spots`. A card
+    wider than `settings.crop_card_width` is cut from the frame halved as often as needed
+    (halving blurs first: no aliasing); only the part of the frame its crop needs is halved
+    (`_halvings`)."""
+    cuts = []  # per spot: how often the frame is halved, and the centre and width there
+    needs: dict[int, list[tuple[int, int, int, int]]] = {}  # what of each halving is read
     for spot in spots:
-        k = 0
-        while spot.width / 2 ** k > settings.crop_card_width and min(
-                pyramid.level(k).shape[:2]) >= 4:
+        k, size = 0, frame.shape[:2]
+        while spot.width / 2 ** k > settings.crop_card_width and min(size) >= 4:
             k += 1
-        f = 0.5 ** k
+            size = ((size[0] + 1) // 2, (size[1] + 1) // 2)
         # pyrDown's pixel (i, j) sits over the frame's (2i, 2j): centres scale as they are
-        out.append(cut_index(pyramid.level(k), (spot.at[0] * f, spot.at[1] * f), spot.up,
-                             spot.width * f))
+        f = 0.5 ** k
+        centre, width = (spot.at[0] * f, spot.at[1] * f), spot.width * f
+        cuts.append((k, centre, width))
+        if k:
+            needs.setdefault(k, []).append(_crop_box(centre, spot.up, width))
+    # the halved copies' own pixel grids, as whole halved frames would give: the crops come
+    # out the same to the bit (their sampling rounds by where it reads)
+    levels = {0: frame, **(_halvings(frame, needs) if needs else {})}
+    out = [cut_index(levels[k], centre, spot.up, width)
+           for (k, centre, width), spot in zip(cuts, spots, strict=True)]
     batch = np.stack(out).astype(np.float32) * (1.0 / 255.0)
     return batch.transpose(0, 3, 1, 2)
 

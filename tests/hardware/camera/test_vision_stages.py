@@ -286,6 +286,75 @@ def test_a_big_cards_crop_is_cut_from_a_halved_frame_and_shows_the_same() -> Non
     assert float(stripes.std()) < 0.05  # the stripes blurred to an even grey
 
 
+def test_big_cards_crops_are_the_same_as_from_the_whole_frame_halved() -> None:
+    """Only the parts of the frame that big cards' crops need are halved: each crop is, to the
+    bit, the one cut from the whole frame halved as often (cv2.pyrDown, level on level), for a
+    card alone or cards of several sizes at once, at the frame's edges and corners, inside it,
+    on odd frame sizes."""
+    import cv2
+
+    rng = np.random.default_rng(11)
+    checked = 0
+    for h, w in ((1080, 1920), (1001, 1777), (3001, 2003)):
+        frame = cv2.GaussianBlur(rng.integers(0, 256, (h, w, 3), dtype=np.uint8), (0, 0), 1.5)
+        halved = [frame]
+        while min(halved[-1].shape[:2]) >= 4:
+            halved.append(cv2.pyrDown(halved[-1]))
+        spots = []
+        for _ in range(12):
+            turn = rng.uniform(0, 2 * np.pi)
+            at = (float(rng.choice([0.0, w - 1.0, rng.uniform(0, w)])),
+                  float(rng.choice([0.0, h - 1.0, rng.uniform(0, h)])))
+            spots.append(IndexSpot(at, (float(np.cos(turn)), float(np.sin(turn))),
+                                   float(rng.uniform(30, 1600)), at, 0.9))
+        together = crops(frame, spots, SETTINGS)  # a level's box spans all its crops
+        alone = [crops(frame, [spot], SETTINGS)[0] for spot in spots]  # just around one
+        for spot, crop, by_itself in zip(spots, together, alone, strict=True):
+            assert np.array_equal(crop, by_itself)
+            k = 0
+            while spot.width / 2 ** k > SETTINGS.crop_card_width:
+                k += 1
+            f = 0.5 ** k
+            expected = cut_index(halved[k], (spot.at[0] * f, spot.at[1] * f), spot.up,
+                                 spot.width * f).astype(np.float32) * (1.0 / 255.0)
+            assert np.array_equal(crop.transpose(1, 2, 0), expected), (h, w, spot, k)
+            checked += k > 0
+    assert checked >= 20  # most of them from halved copies, some twice or more
+
+
+def test_a_frame_halved_in_parts_is_the_whole_frame_halved_there() -> None:
+    """`read._halvings`: inside every box asked for, at every level, each pixel is what
+    halving the whole frame as often gives; boxes may reach past the frame or miss it."""
+    import cv2
+
+    from hardware.camera.read import _halvings
+
+    rng = np.random.default_rng(5)
+    compared = 0
+    for _ in range(300):
+        h, w = (int(v) for v in rng.integers(1, 300, 2))
+        frame = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        wanted = sorted({int(k) for k in rng.integers(1, 5, int(rng.integers(1, 4)))})
+        whole = [frame]
+        for _ in range(max(wanted)):
+            whole.append(cv2.pyrDown(whole[-1]))
+        needs: dict[int, list[tuple[int, int, int, int]]] = {}
+        for k in wanted:
+            lh, lw = whole[k].shape[:2]
+            for _ in range(int(rng.integers(1, 4))):
+                x0, y0 = int(rng.integers(-5, lw + 2)), int(rng.integers(-5, lh + 2))
+                needs.setdefault(k, []).append((x0, y0, x0 + int(rng.integers(1, lw + 5)),
+                                                y0 + int(rng.integers(1, lh + 5))))
+        got = _halvings(frame, needs)
+        for k, boxes in needs.items():
+            assert got[k].shape == whole[k].shape
+            for x0, y0, x1, y1 in boxes:
+                inside = (slice(max(0, y0), max(0, y1)), slice(max(0, x0), max(0, x1)))
+                assert np.array_equal(got[k][inside], whole[k][inside]), (h, w, k, x0, y0)
+                compared += got[k][inside].size > 0
+    assert compared > 500
+
+
 def test_the_runtime_decodes_what_training_encodes() -> None:
     """The training data's own target maps (`learn.data.compose`, our drawn deck: no Debian
     art needed) through the finder's decoding and the merge, with the true codes as the
