@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from hardware.camera.find import IndexSpot
+from hardware.camera.learn.data import SHIFT_SPREAD, TURN_MOST, TURN_SPREAD, WIDTH_SPREAD
 from hardware.camera.model.crop import cut_index
 from hardware.camera.model.settings import Settings
 from hardware.camera.model.spec import CLASSES, NOT_A_CARD
@@ -165,9 +166,9 @@ def real_crop(frame: np.ndarray, spot: IndexSpot, rng: np.random.Generator,
               crop_card_width: float) -> np.ndarray:
     """An index crop of a real photo, cut as the runtime cuts it, with the runtime's errors
     (centre, up and width a little off) and another light and camera."""
-    width = spot.width * float(np.exp(rng.normal(0, 0.08)))
-    jitter = rng.normal(0, 0.03 * spot.width, 2)
-    turn = np.deg2rad(float(np.clip(rng.normal(0, 5), -12, 12)))
+    width = spot.width * float(np.exp(rng.normal(0, WIDTH_SPREAD)))
+    jitter = rng.normal(0, SHIFT_SPREAD * spot.width, 2)
+    turn = np.deg2rad(float(np.clip(rng.normal(0, TURN_SPREAD), -TURN_MOST, TURN_MOST)))
     c, s = np.cos(turn), np.sin(turn)
     up = (c * spot.up[0] - s * spot.up[1], s * spot.up[0] + c * spot.up[1])
     level = frame
