@@ -92,8 +92,8 @@ def _halvings(frame: np.ndarray, needs: dict[int, list[tuple[int, int, int, int]
         y1 = max(y0, min(h, max(b[3] for b in wanted)))
         if x1 > x0 and y1 > y0:
             boxes[j] = (x0, y0, x1, y1)
-    levels: dict[int, np.ndarray] = {}
-    part = np.zeros((0, 0, frame.shape[2]), frame.dtype)
+    levels = {k: np.zeros((*sizes[k], frame.shape[2]), frame.dtype) for k in needs}
+    part = frame
     for j in range(max(needs) + 1):  # each level's box from the one below, from the bottom up
         if j not in boxes:
             break  # nothing of the frame is wanted here, nor above
@@ -103,11 +103,9 @@ def _halvings(frame: np.ndarray, needs: dict[int, list[tuple[int, int, int, int]
         else:
             left, top = boxes[j - 1][0] // 2, boxes[j - 1][1] // 2
             part = cv2.pyrDown(part)[y0 - top:y1 - top, x0 - left:x1 - left]
-        if j in needs:
-            levels[j] = np.zeros((*sizes[j], frame.shape[2]), frame.dtype)
+        if j in levels:
             levels[j][y0:y1, x0:x1] = part
-    return {k: levels.get(k, np.zeros((*sizes[k], frame.shape[2]), frame.dtype))
-            for k in needs}
+    return levels
 
 
 def _crop_box(centre: tuple[float, float], up: tuple[float, float], width: float
