@@ -149,8 +149,8 @@ DECKS = tuple(f"drawn-t{k}" for k in range(1, 9))  # training's typeface decks, 
 
 def deck_layout(name: str) -> Layout:
     """The typeface deck `name`'s corner index (`DECKS`): where it lies and how large, drawn
-    from the deck's number, and each card's rank in a typeface drawn the same way, so that
-    the decks together print every rank in most typefaces."""
+    from the deck's number, each card's rank in a typeface drawn the same way, so that the
+    decks together print every rank in most typefaces, and the deck's own suit shapes."""
     if name not in DECKS:
         raise ValueError(f"unknown typeface deck {name!r}: the decks are {', '.join(DECKS)}")
     rng = np.random.default_rng([35, DECKS.index(name)])
@@ -165,4 +165,6 @@ def deck_layout(name: str) -> Layout:
         pip_top=rank_top + rank_h + float(rng.uniform(0.004, 0.02)),
         pip_h=float(rng.uniform(0.045, 0.07)),
         fonts=tuple(keys[int(i)] for i in rng.integers(len(keys), size=len(CODES_BY_SUIT))),
+        pip_aspect=float(rng.uniform(0.72, 1.0)),
+        pip_style=DECKS.index(name) + 1,
     )

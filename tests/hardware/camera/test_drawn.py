@@ -5,10 +5,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
-from hardware.camera.synth.drawn import ASPECT, drawn_faces, index_box
+from hardware.camera.synth.drawn import ASPECT, _suit_mask, drawn_faces, index_box
 from hardware.camera.virtual import Lying, OverheadRenderer
 from hardware.camera.zones import load_zones
 from hardware.cards import CODES_BY_SUIT
@@ -98,3 +99,34 @@ def test_the_overhead_frame_lays_each_card_in_its_box() -> None:
     assert frame[y, x].min() > 150 or frame[y, x, 2] > 150  # the king's paper or red, on felt
     assert frame[50, 50, 1] > frame[50, 50, 2]  # felt green
     assert np.array_equal(frame, renderer.render(cards, 0))
+
+
+def _blob(mask: np.ndarray) -> tuple[int, float, float, float]:
+    """A suit mask's pieces, ink share, rows spanned and left-right symmetry (IoU)."""
+    on = mask > 127
+    pieces = cv2.connectedComponents(on.astype(np.uint8))[0] - 1
+    rows = np.nonzero(on.any(axis=1))[0]
+    mirror = (on & on[:, ::-1]).sum() / (on | on[:, ::-1]).sum()
+    return pieces, on.mean(), (rows[-1] - rows[0] + 1) / on.shape[0], mirror
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a > 127, b > 127
+    return (a & b).sum() / (a | b).sum()
+
+
+def test_pip_styles_draw_each_suit_as_one_symmetric_shape_unlike_the_standard_one() -> None:
+    """The typeface decks' suit shapes (`Layout.pip_style` 1-8): each still one solid,
+    mirror-symmetric symbol as tall as its square, and each style's set differs from the
+    standard one (style 0, our own deck) and from the others'."""
+    styles = range(9)
+    masks = {(k, suit): _suit_mask(suit, k) for k in styles for suit in "SHDC"}
+    for (k, suit), mask in masks.items():
+        pieces, share, tall, mirror = _blob(mask)
+        assert pieces == 1, (k, suit)
+        assert 0.2 < share < 0.8 and tall > 0.8 and mirror > 0.93, (k, suit, share, tall, mirror)
+    for k in styles:
+        for other in styles:
+            if other != k:
+                least = min(_iou(masks[k, s], masks[other, s]) for s in "SHDC")
+                assert least < 0.93, (k, other, least)
