@@ -70,7 +70,8 @@ RECOLOUR, GREY = 0.35, 0.08
 # in x and y, its up by N(0, TURN_SPREAD) degrees, at most TURN_MOST. The shipped finder errs
 # more on rendered frames of ten training designs (width |log| error median 0.12; up off 6
 # degrees at the median, 21 at the 90th percentile), but a reader fine-tuned with 0.17, 8 and
-# 30 lost cards of those frames (docs/vision-history.md)
+# 30 lost cards of those frames, and readers trained anew with 0.14, 7 and 25 read less surely
+# and lost real cards (docs/vision-history.md)
 WIDTH_SPREAD, SHIFT_SPREAD, TURN_SPREAD, TURN_MOST = 0.08, 0.03, 5.0, 12.0
 
 

@@ -128,6 +128,7 @@ def _shapes(style: int) -> _Shapes:
         wing_y=wing_y, tip=0.88 + 0.11 * draws[9], bar=(lobe_y - 0.4 * lobe_r, wing_y + 0.07),
         spade_body=0.72 + 0.13 * draws[10], ball_r=ball_r, ball_x=ball_x, ball_y=ball_y,
         top_ball_y=top_ball_y, wedge=(top_ball_y + 0.08, ball_x + 0.06, ball_y + 0.05),
+        # the stem's foot widens with the lobes: the same draw as lobe_r
         stem=(0.45 + 0.15 * draws[11], 0.5 - (0.1 + 0.14 * draws[0])),
     )
 
