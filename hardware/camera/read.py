@@ -62,6 +62,12 @@ class Read:
     spot: IndexSpot
     code: str  # a card code, or NOT_A_CARD
     prob: float
+    #: the probability of the reader's second choice; None (not known) counts as 1 - prob
+    runner_up: float | None = None
+
+    @property
+    def second(self) -> float:
+        return 1.0 - self.prob if self.runner_up is None else self.runner_up
 
 
 def _halvings(frame: np.ndarray, needs: dict[int, list[tuple[int, int, int, int]]]
@@ -168,9 +174,9 @@ class Reader:
             return []
         (logits,) = self.session.run(["logits"], {"crop": crops(frame, spots, self.settings)})
         probs = softmax(logits.astype(np.float64))
-        best = probs.argmax(axis=1)
-        return [Read(spot, CLASSES[int(b)], float(p[b]))
-                for spot, b, p in zip(spots, best, probs, strict=True)]
+        first, second = np.argsort(-probs, axis=1)[:, :2].T
+        return [Read(spot, CLASSES[int(a)], float(p[a]), float(p[b]))
+                for spot, a, b, p in zip(spots, first, second, probs, strict=True)]
 
 
 def card_quad(centre: tuple[float, float], up: tuple[float, float], width: float
@@ -408,11 +414,20 @@ def _deck_scale(cards: list[_Card], settings: Settings) -> float:
     return float(np.median(ratios))
 
 
+def _sure(card: _Card, settings: Settings) -> bool:
+    """Whether the card's surest read may stand: at `sure`, or at `lead_floor` with the
+    reader's second choice `lead` times less likely, or with both its opposite indices read
+    its code at `pair_sure` or more."""
+    best = card.best
+    return (best.prob >= settings.sure
+            or (best.prob >= settings.lead_floor and best.prob >= settings.lead * best.second)
+            or card.both_indices_agree(settings.pair_sure))
+
+
 def merge(reads: list[Read], backs: list[BackSpot], frame_shape: tuple[int, ...],
           settings: Settings) -> list[Sighting]:
     """One Sighting per card (`_cards` says which reads are one card's). Its code is the
-    one its surest read gives; the card is "unsure" when that read is below `settings.sure`
-    (unless both its opposite indices read that code at `settings.pair_sure` or more),
+    one its surest read gives; the card is "unsure" when that read is not sure (`_sure`),
     or when another of its reads gives another code at `settings.outvoted` or more (its
     indices disagree). Back spots not on a face are face-down cards."""
     cards = _cards(reads, settings)
@@ -428,7 +443,7 @@ def merge(reads: list[Read], backs: list[BackSpot], frame_shape: tuple[int, ...]
         if rivals:
             why = f"indices disagree: {best.code} or {' or '.join(rivals)}"
             sightings.append(Sighting(None, "unsure", card.centre, quad, best.prob, why))
-        elif best.prob < settings.sure and not card.both_indices_agree(settings.pair_sure):
+        elif not _sure(card, settings):
             why = f"not sure: {best.code} at {best.prob:.2f}"
             sightings.append(Sighting(None, "unsure", card.centre, quad, best.prob, why))
         else:

@@ -91,6 +91,18 @@ def test_quad_and_centre_follow_the_card(recognizer: Recognizer, held_out_frames
     assert checked >= 3
 
 
+def test_the_reader_gives_each_index_its_first_and_second_choice(recognizer: Recognizer,
+                                                                held_out_frames: list) -> None:
+    """`runner_up` is the network's second-highest probability, below the first."""
+    frame = held_out_frames[0].image
+    spots, _ = recognizer.finder(frame)
+    reads = recognizer.reader(frame, spots)
+    assert len(reads) >= 5
+    assert all(r.runner_up is not None and 0.0 <= r.runner_up <= r.prob for r in reads)
+    assert all(r.prob + r.runner_up <= 1.0 + 1e-6 for r in reads)  # type: ignore[operator]
+    assert any(r.runner_up > 1e-4 for r in reads)  # type: ignore[operator]
+
+
 def test_a_big_cards_two_indices_give_one_sighting(recognizer: Recognizer, faces: dict) -> None:
     """Cards 230-300 px wide on a 1920x1080 frame, turned every way (as the blue-cloth
     photographs show them): each card's two corner indices make one sighting, never two, and

@@ -85,8 +85,9 @@ def test_an_index_spot_is_read_from_the_peak_cell_in_frame_pixels() -> None:
 
 
 def _read(code: str, at: tuple[float, float], centre: tuple[float, float], prob: float = 0.99,
-          up: tuple[float, float] = (0.0, -1.0), width: float = 100.0) -> Read:
-    return Read(IndexSpot(at, up, width, centre, 0.9), code, prob)
+          up: tuple[float, float] = (0.0, -1.0), width: float = 100.0,
+          runner_up: float | None = None) -> Read:
+    return Read(IndexSpot(at, up, width, centre, 0.9), code, prob, runner_up)
 
 
 def test_a_cards_two_indices_make_one_face_up_sighting() -> None:
@@ -184,6 +185,26 @@ def test_two_corners_read_alike_make_a_card_sure_when_asked() -> None:
     weak_corner = [both[0], _read("AD", **_BIG_B, prob=0.5)]
     (s,) = merge(weak_corner, [], (720, 1280), on)
     assert (s.card, s.face) == (None, "unsure")
+
+
+def test_a_read_below_sure_with_a_clear_lead_is_sure() -> None:
+    """Below `sure`, a read stands when it is at least `lead_floor` and the reader's second
+    choice is `lead` times less likely; a close second, a lower read or a second choice not
+    known leave the card unsure."""
+    lead = replace(SETTINGS, sure=0.8, lead_floor=0.7, lead=12.0)
+
+    def face(prob: float, runner_up: float | None, settings: Settings = lead
+             ) -> tuple[str | None, str]:
+        (s,) = merge([_read("9S", **_BIG_A, prob=prob, runner_up=runner_up)], [], (720, 1280),
+                     settings)
+        return s.card, s.face
+
+    assert face(0.72, 0.05) == ("9S", "up")
+    assert face(0.72, 0.07) == (None, "unsure")  # 0.72 < 12 x 0.07
+    assert face(0.69, 0.01) == (None, "unsure")  # under the floor
+    assert face(0.75, None) == (None, "unsure")  # the rest may all be one other code
+    assert face(0.8, 0.2) == ("9S", "up")  # `sure` needs no lead
+    assert face(0.72, 0.05, replace(lead, lead_floor=1.01)) == (None, "unsure")  # off
 
 
 def test_a_big_cards_indices_that_disagree_give_the_surer_one_or_unsure() -> None:
