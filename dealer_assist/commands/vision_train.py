@@ -56,6 +56,12 @@ which is copied as it is with its records; --reader-widths sets the reader's fiv
 widths (default 24,48,72,144,192, the shipped reader's; a full training uses them too).
 Then fine-tune it with --reader-only --photos.
 
+--new-finder (the finder anew): a new finder trained on synthetic pictures with the whole
+--minutes budget, beside the reader of a trained model (--from, default the shipped one),
+which is copied as it is with its records. --dense-fans SHARE makes that share of its
+pictures (and of a full training's finder pictures; default none) the fans of a bridge
+deal.
+
 --finder-only (fine-tuning the finder on dense fans): the finder alone learns on, from a
 trained model (--from, default the shipped one), on synthetic pictures of which
 --dense-fans (default 0.5) are the fans of a bridge deal, each next card showing only its
@@ -104,21 +110,24 @@ def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
                         help="fine-tune the reader alone on --photos (the finder is copied)")
     parser.add_argument("--new-reader", action="store_true",
                         help="train a new reader alone, keeping the finder of --from")
+    parser.add_argument("--new-finder", action="store_true",
+                        help="train a new finder alone, keeping the reader of --from")
     parser.add_argument("--reader-widths", metavar="A,B,C,D,E",
                         help="the new reader's five layer widths (default 24,48,72,144,192)")
     parser.add_argument("--finder-only", action="store_true",
                         help="fine-tune the finder alone on more dense fans (the reader is "
                         "copied)")
-    parser.add_argument("--dense-fans", type=float, default=0.5, metavar="SHARE",
-                        help="--finder-only: the share of pictures that are dense fans "
-                        "(default 0.5)")
+    parser.add_argument("--dense-fans", type=float, metavar="SHARE",
+                        help="the share of the finder's pictures that are dense fans "
+                        "(default 0.5 with --finder-only, else none)")
     parser.add_argument("--photos", type=Path, metavar="DIR",
                         help="labelled real photographs (NAME.jpg + NAME.json) for --reader-only")
     parser.add_argument("--take", metavar="NAMES",
                         help="only these photos of --photos, by name: 001-008,012-026,044")
     parser.add_argument("--from", dest="base", type=Path, metavar="DIR",
-                        help="--reader-only or --finder-only starts from this model folder "
-                        "(default: the shipped model)")
+                        help="--reader-only or --finder-only starts from this model folder; "
+                        "--new-reader or --new-finder keeps its other network (default: the "
+                        "shipped model)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.set_defaults(func=_train)
     return parser
@@ -137,13 +146,26 @@ def _train(args: argparse.Namespace) -> int:
             raise CommandFailed(f"--{name.replace('_', '-')} must be above 0")
     if args.workers < 0:
         raise CommandFailed("--workers must be 0 or more")
+    if args.dense_fans is not None and not 0.0 <= args.dense_fans <= 1.0:
+        raise CommandFailed("--dense-fans is a share of the pictures: 0 to 1")
     designs = [d.strip() for d in args.designs.split(",") if d.strip()] if args.designs else None
     if args.finder_only:
         return _finder_tune(args, designs)
+    if args.new_reader and args.new_finder:
+        raise CommandFailed("--new-reader and --new-finder each keep the other network: "
+                            "for both anew, give neither")
     if args.new_reader:
-        if args.reader_only or args.photos or args.take or args.finder_steps is not None:
+        if args.reader_only or args.photos or args.take or args.finder_steps is not None \
+                or args.dense_fans is not None:
             raise CommandFailed("--new-reader trains a new reader beside the finder of --from: "
-                                "no --reader-only, --photos, --take, --finder-steps")
+                                "no --reader-only, --photos, --take, --finder-steps, "
+                                "--dense-fans")
+    elif args.new_finder:
+        if args.reader_only or args.photos or args.take or args.faces is not None \
+                or args.reader_steps is not None or args.reader_widths:
+            raise CommandFailed("--new-finder trains a new finder beside the reader of --from: "
+                                "no --reader-only, --photos, --take, --faces, --reader-steps, "
+                                "--reader-widths")
     elif args.reader_only or args.photos or args.take or args.base:
         return _fine_tune(args, designs)
     if args.reader_widths and not args.new_reader:
@@ -152,22 +174,25 @@ def _train(args: argparse.Namespace) -> int:
                 finder_steps=args.finder_steps or args.steps,
                 reader_steps=args.reader_steps or args.steps, designs=designs,
                 faces=args.faces, threads=args.threads, workers=args.workers,
+                dense_fans=args.dense_fans or 0.0,
                 progress=not args.quiet, log=lambda line: print(line, file=sys.stderr))
     if args.new_reader:
         plan.finder_from = args.base or SHIPPED_MODEL
         if args.reader_widths:
             plan.reader_channels = _widths(args.reader_widths)
+    if args.new_finder:
+        plan.reader_from = args.base or SHIPPED_MODEL
     report = _run(train, plan, args.out)
-    reader = report["reader_scores"]
-    said = f"reader accuracy {reader['accuracy']:.1%}"
+    reader = (f"the reader kept from {plan.reader_from}" if args.new_finder
+              else f"reader accuracy {report['reader_scores']['accuracy']:.1%}")
     if args.new_reader:
-        said += f"; the finder kept from {plan.finder_from}"
+        finder = f"the finder kept from {plan.finder_from}"
     else:
-        finder = report["finder_scores"]["index"]
-        said += (f", finder recall {_pct(finder['recall'])}, precision "
-                 f"{_pct(finder['precision'])}")
+        index = report["finder_scores"]["index"]
+        finder = f"finder recall {_pct(index['recall'])}, precision {_pct(index['precision'])}"
     print(f"wrote {args.out}/corners.onnx, index.onnx, report.json in "
-          f"{report['wall_seconds'] / 60:.1f} min; on {report['scored_on']}: {said}; finder "
+          f"{report['wall_seconds'] / 60:.1f} min; on {report['scored_on']}: {reader}; "
+          f"{finder}; finder "
           f"{report['speed_one_thread']['finder_ms_1024x576']} ms per 1024x576 frame on one "
           "thread")
     return 0
@@ -224,8 +249,9 @@ def _fine_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
     if not (args.reader_only and args.photos):
         raise CommandFailed("--photos, --take and --from go with --reader-only, and "
                             "--reader-only needs --photos DIR")
-    if args.faces is not None or args.finder_steps is not None:
-        raise CommandFailed("--reader-only trains the reader alone: no --faces, --finder-steps")
+    if args.faces is not None or args.finder_steps is not None or args.dense_fans is not None:
+        raise CommandFailed("--reader-only trains the reader alone: no --faces, --finder-steps, "
+                            "--dense-fans")
     try:
         from hardware.camera.learn.finetune import FineTune, fine_tune
     except ImportError as e:
@@ -250,12 +276,10 @@ def _fine_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
 
 
 def _finder_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
-    if args.reader_only or args.new_reader or args.photos or args.take \
+    if args.reader_only or args.new_reader or args.new_finder or args.photos or args.take \
             or args.faces is not None or args.reader_steps is not None:
         raise CommandFailed("--finder-only trains the finder alone: no --reader-only, "
-                            "--new-reader, --photos, --take, --faces, --reader-steps")
-    if not 0.0 <= args.dense_fans <= 1.0:
-        raise CommandFailed("--dense-fans is a share of the pictures: 0 to 1")
+                            "--new-reader, --new-finder, --photos, --take, --faces, --reader-steps")
     try:
         from hardware.camera.learn.finder_tune import FinderTune, finder_tune
     except ImportError as e:
@@ -263,7 +287,8 @@ def _finder_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
                             "pip install -e '.[train]'") from None
     minutes = args.minutes if args.minutes != DEFAULT_MINUTES else READER_ONLY_MINUTES
     plan = FinderTune(out=args.out, base=args.base, seed=args.seed, minutes=minutes,
-                      steps=args.finder_steps or args.steps, dense_fans=args.dense_fans,
+                      steps=args.finder_steps or args.steps,
+                      dense_fans=0.5 if args.dense_fans is None else args.dense_fans,
                       designs=designs, threads=args.threads, workers=args.workers,
                       progress=not args.quiet, log=lambda line: print(line, file=sys.stderr))
     report = _run(finder_tune, plan, args.out)["finder_fine_tune"]

@@ -20,12 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import onnx
 import torch
 from onnx import numpy_helper
 from torch import nn
-from torch.utils.data import Dataset
 
 from hardware.camera.learn import data
 from hardware.camera.learn.export import export_finder
@@ -42,6 +40,7 @@ from hardware.camera.learn.train import (
     TrainError,
     _batches,
     _Budget,
+    _FinderData,
     _scoring_artwork,
     finder_loss,
     fit,
@@ -137,21 +136,6 @@ def load_finder(path: Path) -> Finder:
     return net
 
 
-class _Fans(Dataset):
-    def __init__(self, art: data.Artwork, seed: int, size: tuple[int, int], length: int,
-                 dense: float) -> None:
-        self.art, self.seed, self.size, self.length, self.dense = art, seed, size, length, dense
-
-    def __len__(self) -> int:
-        return self.length
-
-    def __getitem__(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        rng = np.random.default_rng([self.seed, _STREAM, i])
-        mode = data.DENSE_FAN if rng.random() < self.dense else None
-        s = data.finder_sample(rng, self.art, self.size, mode=mode)
-        return s.image, s.maps, s.geo_mask
-
-
 def finder_tune(plan: FinderTune) -> dict[str, Any]:
     """Fine-tune the finder; write corners.onnx, index.onnx (copied) and report.json into
     `plan.out`. Returns the report."""
@@ -175,8 +159,8 @@ def finder_tune(plan: FinderTune) -> dict[str, Any]:
 
     net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     length = plan.batch * (plan.steps or 10 ** 9)
-    loader = _batches(_Fans(art, plan.seed, plan.size, length, plan.dense_fans), plan.batch,
-                      plan.workers)
+    pictures = _FinderData(art, plan.seed, plan.size, length, plan.dense_fans, _STREAM)
+    loader = _batches(pictures, plan.batch, plan.workers)
     figures = fit(net, loader, finder_loss, _Budget(plan.steps, plan.minutes * 60), plan.lr,
                   "finder (fine-tune)", plan.progress, frozen_norms=True)
     net = net.to(memory_format=torch.contiguous_format)

@@ -81,6 +81,7 @@ class Plan:
     eval_designs: list[str] | None = None  # None: synth.decks.HELD_OUT
     faces: Path | None = None  # the house's own deck (enrolment)
     finder_from: Path | None = None  # keep this model folder's finder; train the reader alone
+    reader_from: Path | None = None  # keep this model folder's reader; train the finder alone
     variants: bool = True  # also jumbo-index and four-colour printings (data.Artwork.load)
     threads: int = 1  # more threads than free cores slow PyTorch down badly
     workers: int = 1
@@ -89,6 +90,7 @@ class Plan:
     reader_channels: tuple[int, int, int, int, int] = READER_CHANNELS
     finder_size: tuple[int, int] = (384, 384)
     finder_lr: float = 2e-3
+    dense_fans: float = 0.0  # share of the finder's pictures that are bridge-deal fans
     reader_lr: float = 2e-3
     eval_pictures: int = 150
     eval_crops: int = 3000
@@ -101,15 +103,21 @@ class Plan:
 
 
 class _FinderData(Dataset):
-    def __init__(self, art: data.Artwork, seed: int, size: tuple[int, int], length: int) -> None:
+    """The finder's pictures, `dense` of them (a share) the fans of a bridge deal; with none,
+    picture i is the same as before the share existed."""
+
+    def __init__(self, art: data.Artwork, seed: int, size: tuple[int, int], length: int,
+                 dense: float = 0.0, stream: int = _FINDER_STREAM) -> None:
         self.art, self.seed, self.size, self.length = art, seed, size, length
+        self.dense, self.stream = dense, stream
 
     def __len__(self) -> int:
         return self.length
 
     def __getitem__(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        s = data.finder_sample(np.random.default_rng([self.seed, _FINDER_STREAM, i]), self.art,
-                               self.size)
+        rng = np.random.default_rng([self.seed, self.stream, i])
+        mode = data.DENSE_FAN if self.dense > 0 and rng.random() < self.dense else None
+        s = data.finder_sample(rng, self.art, self.size, mode=mode)
         return s.image, s.maps, s.geo_mask
 
 
@@ -360,8 +368,8 @@ def _train_finder(plan: Plan, art: data.Artwork, seconds: float
     plan.out; its figures for the report."""
     finder = Finder().to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     length = plan.finder_batch * (plan.finder_steps or 10 ** 9)
-    figures = fit(finder, _batches(_FinderData(art, plan.seed, plan.finder_size, length),
-                                   plan.finder_batch, plan.workers),
+    pictures = _FinderData(art, plan.seed, plan.finder_size, length, plan.dense_fans)
+    figures = fit(finder, _batches(pictures, plan.finder_batch, plan.workers),
                   finder_loss, _Budget(plan.finder_steps, seconds), plan.finder_lr, "finder",
                   plan.progress)
     finder = finder.to(memory_format=torch.contiguous_format)
@@ -371,69 +379,58 @@ def _train_finder(plan: Plan, art: data.Artwork, seconds: float
     return finder, {"finder": figures}
 
 
-#: what a model folder's report.json says of its finder: carried over when the finder is kept
+#: what a model folder's report.json says of each network: carried over when it is kept
 FINDER_RECORDS = ("finder", "finder_scores", "finder_fine_tune")
+READER_RECORDS = ("reader", "reader_scores", "earlier_fine_tunes", "reader_fine_tune")
 
 
-def _kept_finder(base: Path, out: Path) -> dict[str, Any]:
-    """The finder of the model folder `base`, copied into `out` as it is, and its records from
-    base's report (under "finder_run": the seed, budget and designs of the run that trained it)."""
+def _kept(base: Path, out: Path, file: str, records: tuple[str, ...], run_key: str
+          ) -> dict[str, Any]:
+    """One network of the model folder `base` (its `file`), copied into `out` as it is, and
+    its `records` from base's report (under `run_key`: the seed, budget and designs of the run
+    that trained it)."""
     out.mkdir(parents=True, exist_ok=True)
-    if (out / CORNERS_FILE).resolve() != (base / CORNERS_FILE).resolve():
-        shutil.copyfile(base / CORNERS_FILE, out / CORNERS_FILE)
+    if (out / file).resolve() != (base / file).resolve():
+        shutil.copyfile(base / file, out / file)
     before = previous_report(base)
-    kept = {key: before[key] for key in FINDER_RECORDS if key in before}
-    run = before.get("finder_run") or {key: before.get(key)
-                                       for key in ("seed", "minutes_budget", "designs")}
-    return {**kept, "finder_run": {"kept_from": str(base), **run}}
+    kept = {key: before[key] for key in records if key in before}
+    run = before.get(run_key) or {key: before.get(key)
+                                  for key in ("seed", "minutes_budget", "designs")}
+    return {**kept, run_key: {"kept_from": str(base), **run}}
 
 
 def train(plan: Plan) -> dict[str, Any]:
-    """Run the whole training: data, both networks, ONNX export, scores; returns the report
-    (also written to plan.out / report.json)."""
+    """Run the whole training: data, both networks (or one, beside the other kept from a
+    trained model), ONNX export, scores; returns the report (also written to
+    plan.out / report.json)."""
     started = time.monotonic()
-    timed = plan.reader_steps is None or (plan.finder_from is None and plan.finder_steps is None)
-    if plan.minutes <= 0 and timed:
-        raise TrainError("--minutes must be above 0")
-    for size in plan.finder_size:
-        if size % 32:
-            raise TrainError(f"finder sample size {plan.finder_size} must be multiples of 32")
-    if plan.finder_from is not None and not (plan.finder_from / CORNERS_FILE).is_file():
-        raise TrainError(f"--from {plan.finder_from}: no {CORNERS_FILE} there (a model folder "
-                         "holds corners.onnx and index.onnx)")
+    _check(plan)
     use_threads(plan.threads)
     torch.manual_seed(plan.seed)
     art = _artwork(plan)
     plan.log(f"card art: {len(art.names)} designs ({', '.join(art.names)})")
-    budget = plan.minutes * 60
-
-    out = plan.out
+    budget, out = plan.minutes * 60, plan.out
     finder: Finder | None = None
-    if plan.finder_from is None:
-        finder, finder_report = _train_finder(plan, art, budget * FINDER_SHARE)
-        reader_seconds = budget * READER_SHARE
-    else:  # the reader alone, with the finder's share of the budget too
-        finder_report = _kept_finder(plan.finder_from, out)
-        reader_seconds = budget * (FINDER_SHARE + READER_SHARE)
-
-    reader = Reader(plan.reader_channels)
-    reader = reader.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
-    r_budget = _Budget(plan.reader_steps, reader_seconds)
-    r_len = plan.reader_batch * (plan.reader_steps or 10 ** 9)
-    reader_fig = fit(reader, _batches(_ReaderData(art, plan.seed, r_len), plan.reader_batch,
-                                      plan.workers),
-                     reader_loss, r_budget, plan.reader_lr, "reader", plan.progress)
-    reader = reader.to(memory_format=torch.contiguous_format)
-    reader_fig["onnx_max_difference"] = export_reader(reader, out / INDEX_FILE, plan.seed)
-    reader_fig["parameters"] = parameter_count(reader)
-    reader_fig["channels"] = list(plan.reader_channels)
-    reader_fig["onnx_bytes"] = (out / INDEX_FILE).stat().st_size
+    reader: Reader | None = None
+    if plan.finder_from is None:  # alone, it has the reader's share of the budget too
+        alone = READER_SHARE if plan.reader_from is not None else 0.0
+        finder, finder_report = _train_finder(plan, art, budget * (FINDER_SHARE + alone))
+    else:
+        finder_report = _kept(plan.finder_from, out, CORNERS_FILE, FINDER_RECORDS, "finder_run")
+    if plan.reader_from is None:
+        alone = FINDER_SHARE if plan.finder_from is not None else 0.0
+        reader, reader_report = _train_reader(plan, art, budget * (READER_SHARE + alone))
+    else:
+        reader_report = _kept(plan.reader_from, out, INDEX_FILE, READER_RECORDS, "reader_run")
 
     scoring, scored_on = _scoring_artwork(plan, art)
     plan.log(f"scoring on {scored_on}")
     if finder is not None:
         finder_report["finder_scores"] = evaluate_finder(finder, scoring, plan.eval_pictures,
                                                          plan.seed, plan.eval_size)
+    if reader is not None:
+        reader_report["reader_scores"] = evaluate_reader(reader, scoring, plan.eval_crops,
+                                                         plan.seed)
     report = {
         "seed": plan.seed,
         "designs": art.names,
@@ -441,10 +438,9 @@ def train(plan: Plan) -> dict[str, Any]:
         "scored_on": scored_on,
         "minutes_budget": plan.minutes,
         "data": {"recoloured_ink_share": data.RECOLOUR, "grey_crop_share": data.GREY,
-                 "backs": len(art.backs)},
+                 "backs": len(art.backs), "dense_fan_share": plan.dense_fans},
         **finder_report,
-        "reader": reader_fig,
-        "reader_scores": evaluate_reader(reader, scoring, plan.eval_crops, plan.seed),
+        **reader_report,
         "speed_one_thread": inference_speed(out),
         "threads": plan.threads,
         "workers": plan.workers,
@@ -455,3 +451,42 @@ def train(plan: Plan) -> dict[str, Any]:
     report["wall_seconds"] = round(time.monotonic() - started, 1)
     write_report(out / REPORT_FILE, report)
     return report
+
+
+def _check(plan: Plan) -> None:
+    """A plan that cannot run, refused before any card art is loaded."""
+    timed = ((plan.finder_from is None and plan.finder_steps is None)
+             or (plan.reader_from is None and plan.reader_steps is None))
+    if plan.minutes <= 0 and timed:
+        raise TrainError("--minutes must be above 0")
+    for size in plan.finder_size:
+        if size % 32:
+            raise TrainError(f"finder sample size {plan.finder_size} must be multiples of 32")
+    if not 0.0 <= plan.dense_fans <= 1.0:
+        raise TrainError("--dense-fans is a share of the pictures: 0 to 1")
+    if plan.finder_from is not None and plan.reader_from is not None:
+        raise TrainError("keep the finder or the reader of a trained model, not both: "
+                         "nothing would be trained")
+    for base, file in ((plan.finder_from, CORNERS_FILE), (plan.reader_from, INDEX_FILE)):
+        if base is not None and not (base / file).is_file():
+            raise TrainError(f"--from {base}: no {file} there (a model folder holds "
+                             "corners.onnx and index.onnx)")
+
+
+def _train_reader(plan: Plan, art: data.Artwork, seconds: float
+                  ) -> tuple[Reader, dict[str, Any]]:
+    """The reader trained on `art` for `seconds` (or plan.reader_steps) and exported into
+    plan.out; its figures for the report."""
+    reader = Reader(plan.reader_channels)
+    reader = reader.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
+    length = plan.reader_batch * (plan.reader_steps or 10 ** 9)
+    figures = fit(reader, _batches(_ReaderData(art, plan.seed, length), plan.reader_batch,
+                                   plan.workers),
+                  reader_loss, _Budget(plan.reader_steps, seconds), plan.reader_lr, "reader",
+                  plan.progress)
+    reader = reader.to(memory_format=torch.contiguous_format)
+    figures["onnx_max_difference"] = export_reader(reader, plan.out / INDEX_FILE, plan.seed)
+    figures["parameters"] = parameter_count(reader)
+    figures["channels"] = list(plan.reader_channels)
+    figures["onnx_bytes"] = (plan.out / INDEX_FILE).stat().st_size
+    return reader, {"reader": figures}

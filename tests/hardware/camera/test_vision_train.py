@@ -20,12 +20,15 @@ if importlib.util.find_spec("torch") is None:
 import torch  # noqa: E402
 
 from dealer_assist.cli import main  # noqa: E402
+from hardware.camera.learn.data import Artwork, finder_sample  # noqa: E402
 from hardware.camera.learn.export import session  # noqa: E402
 from hardware.camera.learn.finetune import load_reader  # noqa: E402
 from hardware.camera.learn.train import (  # noqa: E402
+    _FINDER_STREAM,
     HOUSE,
     Plan,
     TrainError,
+    _FinderData,
     focal_heat_loss,
     geometry_loss,
     read_faces,
@@ -36,6 +39,7 @@ from hardware.camera.model.spec import (  # noqa: E402
     CORNERS_FILE,
     CROP_H,
     CROP_W,
+    HEAT_INDEX,
     INDEX_FILE,
     MAP_CHANNELS,
     REPORT_FILE,
@@ -127,6 +131,48 @@ def test_a_new_reader_beside_a_kept_finder(run: tuple[Path, dict], tmp_path: Pat
     assert np.abs(again - logits).max() < 1e-4
 
 
+def test_a_new_finder_beside_a_kept_reader(run: tuple[Path, dict], tmp_path: Path) -> None:
+    """`--new-finder`: the finder alone trains anew, on pictures of which the share asked are
+    dense fans; the reader is the base model's file, byte for byte, with its records; a plan
+    that keeps both networks trains nothing and is refused."""
+    base, before = run
+    plan = _tiny(tmp_path / "new")
+    plan.reader_from, plan.reader_steps, plan.dense_fans = base, None, 0.5
+    report = train(plan)
+    out = tmp_path / "new"
+    assert (out / INDEX_FILE).read_bytes() == (base / INDEX_FILE).read_bytes()
+    assert (out / CORNERS_FILE).read_bytes() != (base / CORNERS_FILE).read_bytes()
+    assert report["reader"] == before["reader"]
+    assert report["reader_scores"] == before["reader_scores"]
+    assert report["reader_run"] == {"kept_from": str(base), "seed": 0, "minutes_budget":
+                                    before["minutes_budget"], "designs": [DESIGN]}
+    assert report["finder"]["steps"] == 3 and report["finder_scores"]["index"]["true"] > 0
+    assert report["data"]["dense_fan_share"] == 0.5
+    plan.finder_from = base
+    with pytest.raises(TrainError, match="not both"):
+        train(plan)
+
+
+def test_dense_fans_fill_their_share_of_the_finder_pictures() -> None:
+    """A full training's finder pictures: with no dense-fan share each is the picture drawn
+    before the share existed; with the whole share each is a bridge deal's fans, many more
+    index centres than pictures of the usual mix."""
+    why = missing_card_art((DESIGN,))
+    if why:
+        pytest.skip(f"SKIPPED LOUDLY: no card art ({why})")
+    art = Artwork.load([DESIGN], progress=False, variants=False)
+    plain = _FinderData(art, 3, (256, 256), 12)
+    fans = _FinderData(art, 3, (256, 256), 12, dense=1.0)
+    for i in range(2):
+        drawn = finder_sample(np.random.default_rng([3, _FINDER_STREAM, i]), art, (256, 256))
+        assert np.array_equal(plain[i][0], drawn.image)
+
+    def centres(pictures: _FinderData) -> list[int]:
+        return [int((pictures[i][1][HEAT_INDEX] >= 0.999).sum()) for i in range(12)]
+
+    assert np.mean(centres(fans)) > 2 * np.mean(centres(plain)), (centres(fans), centres(plain))
+
+
 def test_enrolment_adds_the_house_deck_as_a_design(tmp_path: Path) -> None:
     why = missing_card_art((DESIGN, HOUSE_ART))
     if why:
@@ -194,6 +240,13 @@ def test_faces_folder_read_by_code(tmp_path: Path) -> None:
     (["--new-reader", "--reader-widths", "8,8"], "five whole numbers"),
     (["--reader-widths", "8,8,8,8,8"], "goes with --new-reader"),
     (["--new-reader", "--photos", "."], "no --reader-only, --photos"),
+    (["--new-reader", "--dense-fans", "0.2"], "--finder-steps, --dense-fans"),
+    (["--new-finder", "--from", "/nonexistent/model"], "no index.onnx there"),
+    (["--new-finder", "--new-reader"], "each keep the other network"),
+    (["--new-finder", "--reader-widths", "8,8,8,8,8"], "no --reader-only"),
+    (["--dense-fans", "1.5"], "--dense-fans is a share of the pictures"),
+    (["--reader-only", "--photos", ".", "--dense-fans", "0.2"],
+     "no --faces, --finder-steps, --dense-fans"),
 ])
 def test_bad_arguments_give_a_clear_error(args: list[str], message: str, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
