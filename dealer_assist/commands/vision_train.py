@@ -146,8 +146,6 @@ def _train(args: argparse.Namespace) -> int:
             raise CommandFailed(f"--{name.replace('_', '-')} must be above 0")
     if args.workers < 0:
         raise CommandFailed("--workers must be 0 or more")
-    if args.dense_fans is not None and not 0.0 <= args.dense_fans <= 1.0:
-        raise CommandFailed("--dense-fans is a share of the pictures: 0 to 1")
     designs = [d.strip() for d in args.designs.split(",") if d.strip()] if args.designs else None
     if args.finder_only:
         return _finder_tune(args, designs)
