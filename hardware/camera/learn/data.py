@@ -93,6 +93,7 @@ class _Laid:
     code: str | None
     quad: np.ndarray  # 4x2 picture pixels: the face's TL, TR, BR, BL
     who: int = 0
+    shown: float = 0.0  # the largest share of one of its indices in view (set by `_targets`)
 
     def to_picture(self) -> np.ndarray:
         unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
@@ -164,7 +165,9 @@ def _targets(canvas: Canvas, cards: list[_Laid], size: tuple[int, int]) -> tuple
             tall = float(np.linalg.norm(poly[3] - poly[0]))
             if tall < MIN_INDEX_PX:
                 continue
-            if scenes.visible_share(canvas.owner, poly, card.who) < VISIBLE:
+            share = scenes.visible_share(canvas.owner, poly, card.who)
+            card.shown = max(card.shown, share)
+            if share < VISIBLE:
                 continue
             sigma = float(np.clip(0.2 * np.sqrt(cv2.contourArea(poly.astype(np.float32)))
                                   / MAP_STRIDE, 0.8, 3.0))

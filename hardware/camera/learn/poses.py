@@ -20,7 +20,7 @@ def card_corners(centre: np.ndarray, width: float, aspect: float, angle: float) 
 DENSE_FAN = "dense fan"  # finder_sample's mode: the fans of a bridge deal
 
 
-def _dense_fans(rng: np.random.Generator, w: int, h: int) -> list[tuple[np.ndarray, float, float]]:
+def dense_fans(rng: np.random.Generator, w: int, h: int) -> list[tuple[np.ndarray, float, float]]:
     """Two to four fans of 8-13 cards, as a bridge deal lies: each next card shows only 10-25%
     of a card width, so only its corner index is in view; straight, or turned a few degrees a
     card about a pivot below the fan, as a hand spreads them."""
@@ -54,7 +54,7 @@ def lay_out(rng: np.random.Generator, w: int, h: int, mode: str | None = None
     drawn in order; and the share of them that lie face down. `mode`: DENSE_FAN forces the
     picture to be dense fans (None: drawn)."""
     if mode == DENSE_FAN:
-        return _dense_fans(rng, w, h), 0.0
+        return dense_fans(rng, w, h), 0.0
     mode = rng.choice(["apart", "fan", "deal", "heap", "close"], p=[0.3, 0.25, 0.15, 0.15, 0.15])
     size = float(max(w, h))
     if mode == "close":

@@ -28,16 +28,9 @@ from hardware.camera.model.spec import (
     UP_SIN,
 )
 from hardware.camera.synth.decks import APT_PACKAGES, HELD_OUT, missing_card_art
+from tests.hardware.camera.conftest import TRAINING_DESIGN
 
-DESIGN = "anglo"  # a training design: its faces have their indices in two corners
-
-
-@pytest.fixture(scope="module")
-def art() -> Artwork:
-    why = missing_card_art((DESIGN,))
-    if why:
-        pytest.skip(f"SKIPPED LOUDLY: no card art ({why}); CI installs {' '.join(APT_PACKAGES)}")
-    return Artwork.load([DESIGN], progress=False, variants=False)
+DESIGN = TRAINING_DESIGN  # the `art` fixture's
 
 
 def test_a_jumbo_index_printing_has_its_larger_indices_found(art: Artwork) -> None:
