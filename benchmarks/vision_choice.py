@@ -8,15 +8,18 @@ shipped one, or `--against DIR`) in the same run:
 - half A: the real photographs that may be looked at while building (`vision.HALF_A`),
   scored as `vision-real-dev/score.py` scores them;
 - ten designs: rendered 1920x1080 overhead frames of ten training designs (`TEN`, 8 frames
-  each from seed 777 + the design's place), scored as `vision.py` scores rendered frames;
-- third set: nine more training designs and the drawn deck (`THIRD`, 8 frames each from seed
-  9000 + the design's place);
+  each from seed 777 + the design's place), scored as `vision.py` scores rendered frames,
+  with the face-down cards reported face down and the phantom face-down reports (near no
+  card: an empty printed box, the felt), which the live feed would log as cards;
+- third set: eight more training designs and the drawn deck (`THIRD`, 8 frames each from seed
+  9000 + the design's place), scored alike;
 - dense fans: 72 pictures of a bridge deal's fans in the training designs (`learn.fans`, seed
   4040), scored by code multisets; the wrong codes are listed with their picture.
 
 A candidate is eligible (docs/vision.md, "Choosing a model") when on half A, the ten designs
 and the third set it finds at least as many cards and is right at least as often, finding more
-on one of them, and it gives no more wrong codes on the dense fans. The last line is one JSON
+on one of them, gives no more phantom face-down reports on the two rendered sets, and gives no
+more wrong codes on the dense fans. The last line is one JSON
 object holding every figure and the verdict.
 
     .venv/bin/python benchmarks/vision_choice.py --model var/vision-model [--against DIR]
@@ -31,11 +34,13 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -76,6 +81,27 @@ def _rendered(label: str, designs: tuple[str, ...], seed: int) -> list[Frame]:
     return out
 
 
+def _face_down(batch: list[Frame], seen: list[Seen]) -> tuple[int, int, int]:
+    """Face-down cards, those reported face down (a "down" sighting within half a card's
+    height of it), and phantom face-down reports (a "down" sighting within 0.6 of a card's
+    height of no card at all: an empty printed box, a chip, the felt)."""
+    backs = seen_down = phantom = 0
+    for frame, s in zip(batch, seen, strict=True):
+        downs = [f["center"] for f in s.found if f["face"] == "down"]
+        cards = [(t, float(np.linalg.norm(t.quad[3] - t.quad[0]))) for t in frame.cards]
+        for truth, height in cards:
+            if not truth.face_up:
+                backs += 1
+                seen_down += any(_apart(at, truth.center) < 0.5 * height for at in downs)
+        phantom += sum(all(_apart(at, t.center) >= 0.6 * height for t, height in cards)
+                       for at in downs)
+    return backs, seen_down, phantom
+
+
+def _apart(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return float(np.hypot(a[0] - b[0], a[1] - b[1]))
+
+
 def score_sets(recognizer: Recognizer, label: str, sets: dict[str, Any]) -> dict[str, Any]:
     """One model's figures on every set."""
     from hardware.camera.learn.fans import FanTally
@@ -92,7 +118,9 @@ def score_sets(recognizer: Recognizer, label: str, sets: dict[str, Any]) -> dict
         seen = [_seen(recognizer, f.image)
                 for f in tqdm(batch, desc=f"{label}: {name}", unit="frame", file=sys.stderr)]
         r = score_rendered(batch, seen)
-        out[name] = {"found": r["found"], "right": r["right"], "cards": r["cards"]}
+        backs, seen_down, phantom = _face_down(batch, seen)
+        out[name] = {"found": r["found"], "right": r["right"], "cards": r["cards"],
+                     "backs": backs, "backs_seen": seen_down, "phantom_downs": phantom}
     tally, wrong = FanTally(), []
     for k, picture in enumerate(tqdm(sets["dense fans"], desc=f"{label}: dense fans",
                                      unit="picture", file=sys.stderr)):
@@ -114,10 +142,34 @@ def verdict(candidate: dict[str, Any], against: dict[str, Any]) -> tuple[bool, l
     if not any((candidate[n]["found"] or 0) > (against[n]["found"] or 0)
                for n in ("half A", "ten designs", "third set")):
         why.append("finds no more on half A, the ten designs or the third set")
+    phantoms = [sum(f[n]["phantom_downs"] for n in ("ten designs", "third set"))
+                for f in (candidate, against)]
+    if phantoms[0] > phantoms[1]:
+        why.append(f"phantom face-down reports on the rendered frames: {phantoms[0]} > "
+                   f"{phantoms[1]}")
     if candidate["dense fans"]["wrong"] > against["dense fans"]["wrong"]:
         why.append(f"dense fans: {candidate['dense fans']['wrong']} wrong codes > "
                    f"{against['dense fans']['wrong']}")
     return not why, why
+
+
+def _settings(pairs: list[str]) -> dict[str, Any]:
+    """`KEY=VALUE` pairs as Settings fields, each value of its field's type."""
+    known = {f.name: f for f in fields(Settings)}
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        if key not in known or key == "model_dir" or not value:
+            raise ValueError(f"{pair!r}: not KEY=VALUE with KEY one of "
+                             f"{', '.join(k for k in known if k != 'model_dir')}")
+        default = getattr(Settings(), key)
+        try:
+            out[key] = type(default)(value) if not isinstance(default, tuple) else tuple(
+                float(v) for v in value.split(","))
+        except ValueError:
+            raise ValueError(f"{pair!r}: {key} takes {type(default).__name__} values, "
+                             f"not {value!r}") from None
+    return out
 
 
 def main() -> int:
@@ -127,7 +179,26 @@ def main() -> int:
                         help="the candidate model folder (corners.onnx, index.onnx)")
     parser.add_argument("--against", type=Path, metavar="DIR",
                         help="the model it would replace (default: the shipped model)")
+    parser.add_argument("--fans", type=int, default=FANS, metavar="N",
+                        help=f"pictures in the dense-fan set (default {FANS}; the first N of "
+                        "a longer set are the same pictures)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a runtime setting (model/settings.py) for the candidate only, e.g. back_heat=0.5; "
+        "repeatable",
+    )
     args = parser.parse_args()
+    if args.fans < 1:
+        print("--fans: at least one picture", file=sys.stderr)
+        return 2
+    try:
+        chosen = _settings(args.set)
+    except ValueError as err:
+        print(f"--set: {err}", file=sys.stderr)
+        return 2
     missing = missing_card_art()
     if missing:
         print(f"the choice sets are drawn from Debian's card art: {missing}", file=sys.stderr)
@@ -143,7 +214,9 @@ def main() -> int:
     recognizers = {}
     for role, folder in models.items():
         try:
-            settings = Settings(model_dir=folder) if folder else Settings()
+            settings = Settings(**(chosen if role == "candidate" else {}))
+            if folder:
+                settings = replace(settings, model_dir=folder)
             recognizers[role] = Recognizer(settings).load()
         except ModelMissing as err:
             print(err, file=sys.stderr)
@@ -151,7 +224,7 @@ def main() -> int:
     art = Artwork.load(designs_for_training(), variants=False, progress=True)
     sets = {"ten designs": _rendered("ten designs", TEN, 777),
             "third set": _rendered("third set", THIRD, 9000),
-            "dense fans": fan_pictures(art, FANS, FAN_SEED)}
+            "dense fans": fan_pictures(art, args.fans, FAN_SEED)}
     figures = {role: score_sets(r, role, sets) for role, r in recognizers.items()}
     eligible, why = verdict(figures["candidate"], figures["against"])
     print(f"{'set':<12} {'candidate found / right':>24} {'against found / right':>22}")
@@ -160,11 +233,16 @@ def main() -> int:
         print(f"{name:<12} {_pc(c['found']):>14} / {_pc(c['right'])} {_pc(a['found']):>12} / "
               f"{_pc(a['right'])}   ({c['cards']} cards)")
     for role in models:
+        print(f"face down, {role}: " + "; ".join(
+            f"{n}: {figures[role][n]['backs_seen']} of {figures[role][n]['backs']} backs seen, "
+            f"{figures[role][n]['phantom_downs']} phantom" for n in ("ten designs", "third set")))
+    for role in models:
         fans = figures[role]["dense fans"]
         print(f"dense fans, {role}: {fans['wrong']} wrong codes"
               + "".join(f"\n  {w}" for w in fans["wrong_codes"]))
     print("eligible" if eligible else "not eligible: " + "; ".join(why))
-    print(json.dumps({"model": str(args.model), "against": str(args.against or "shipped"),
+    print(json.dumps({"model": str(args.model), "settings": chosen,
+                      "against": str(args.against or "shipped"),
                       "sets": figures, "eligible": eligible, "why": why}))
     return 0
 

@@ -2,7 +2,7 @@
 
 `finder_sample` draws one working-resolution picture (cards lying apart, fanned hands, a
 baccarat deal, a heap, close-ups; face-down cards; hands, chips and blank paper on top; any
-table surface; camera tilt, uneven light, glare, blur, noise, JPEG) with the finder's target
+table surface, some with empty card boxes printed on it; camera tilt, uneven light, glare, blur, noise, JPEG) with the finder's target
 maps. `reader_sample` draws one reader crop, cut with `model.crop.cut_index` exactly as the
 runtime cuts it, around a corner index (its code is the class) or around something that is
 not one (`NOT_A_CARD`). Both are reproducible from the generator they are given.
@@ -40,7 +40,7 @@ from hardware.camera.learn.poses import (  # noqa: F401 - DENSE_FAN also reached
     lay_out,
 )
 from hardware.camera.learn.scenes import Canvas
-from hardware.camera.learn.textures import background
+from hardware.camera.learn.textures import INKS, background
 from hardware.camera.model.crop import cut_index
 from hardware.camera.model.spec import (
     CLASSES,
@@ -65,6 +65,7 @@ _NONE = CLASSES.index(NOT_A_CARD)
 # its crops is printed in another ink colour (`scenes.recolour_ink`), and this share of its
 # crops is grey
 RECOLOUR, GREY = 0.35, 0.08
+BOXES = 0.3  # share of the cluttered pictures whose layout has empty card boxes printed on it
 # the finder's errors a reader's crop is cut with, on synthetic and real crops alike: its width
 # off by a factor exp(N(0, WIDTH_SPREAD)), its index centre by N(0, SHIFT_SPREAD) card widths
 # in x and y, its up by N(0, TURN_SPREAD) degrees, at most TURN_MOST. The shipped finder errs
@@ -223,6 +224,8 @@ def compose(rng: np.random.Generator, art: Artwork, size: tuple[int, int], cards
     as laid (picture quads)."""
     w, h = size
     canvas = Canvas.over(background(rng, art.bank, (h, w)))
+    if clutter and cards and rng.random() < BOXES:
+        _print_boxes(canvas, rng, cards, homography)
     backs = {d: art.backs[int(rng.integers(len(art.backs)))] for d in set(designs)}
     tints = {d: (rng.uniform(0.93, 1.0, 3) * rng.uniform(0.9, 1.0)).astype(np.float32)
              for d in set(designs)}
@@ -252,6 +255,31 @@ def compose(rng: np.random.Generator, art: Artwork, size: tuple[int, int], cards
     picture = (scenes.degrade(image, rng, sharpness) if camera
                else np.clip(image, 0, 255).astype(np.uint8))
     return FinderSample(picture, maps, geo_mask), laid
+
+
+def _print_boxes(canvas: Canvas, rng: np.random.Generator, cards: list[Card],
+                 homography: np.ndarray) -> None:
+    """A row of empty card boxes printed on the layout, as a baccarat table's player and
+    banker boxes are: outlines a little larger than the cards, seen through the same camera,
+    under whatever lies on them. An empty one has no heat: the finder learns that a box is not
+    a face-down card."""
+    width = float(np.median([c.width for c in cards]))
+    near = cards[int(rng.integers(len(cards)))]
+    angle = near.angle + rng.normal(0, 3) if rng.random() < 0.6 else rng.uniform(0, 360)
+    rad = np.deg2rad(angle)
+    along = np.array([np.cos(rad), -np.sin(rad)])
+    box_w, box_h = width * rng.uniform(1.05, 1.4), width * 1.45 * rng.uniform(1.05, 1.3)
+    step = box_w * rng.uniform(1.05, 1.5)
+    start = np.array(near.centre) + rng.normal(0, 1.5 * width, 2)
+    ink = tuple(float(c) for c in INKS[int(rng.integers(len(INKS)))])
+    for k in range(int(rng.integers(2, 7))):
+        plane = card_corners(start + along * step * k, box_w, box_h / box_w, angle)
+        if not scenes.in_front(homography, plane):
+            continue
+        quad = scenes.project(homography, plane)
+        thick = max(1, round(float(np.linalg.norm(quad[1] - quad[0])) / 50))
+        cv2.polylines(canvas.image, [np.round(quad).astype(np.int32)], True, ink, thick,
+                      cv2.LINE_AA)
 
 
 def _clutter(canvas: Canvas, rng: np.random.Generator, cards: list[_Laid], w: int, h: int) -> None:

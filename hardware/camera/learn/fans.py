@@ -10,7 +10,8 @@ photographs' labels are: a face-up card is required when it is at least `READABL
 with one whole index in view (`WHOLE`); the other face-up cards are optional (reading them is
 no error, missing them no miss). A tally scores reported codes as `vision-real-dev/score.py`
 does: matched to the required codes as multisets; a code that matches neither a required nor
-an optional card is wrong.
+an optional card is wrong. The pictures follow the training renderer: a change to the
+training pictures redraws them, so compare models on pictures drawn by one commit.
 """
 
 from __future__ import annotations

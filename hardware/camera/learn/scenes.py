@@ -129,7 +129,10 @@ def draw_hand(canvas: Canvas, rng: np.random.Generator, at: np.ndarray, size: fl
 
 
 def draw_chips(canvas: Canvas, rng: np.random.Generator, at: np.ndarray, size: float) -> None:
-    """One to four casino chips (or a short stack) around `at`, `size` about their diameter."""
+    """One to four casino chips (or a short stack) around `at`, `size` about their diameter,
+    their edges marked as real chips' are: spots, a light rim, or striped inserts. A chip's
+    coloured middle in a light rim looks like a card back's pattern in its border: the finder
+    must see both, and learn which is a back."""
     for _ in range(int(rng.integers(1, 5))):
         colour = tuple(float(c) for c in _CHIPS[int(rng.integers(len(_CHIPS)))])
         centre = at + rng.normal(0, size * 0.4, 2)
@@ -137,11 +140,22 @@ def draw_chips(canvas: Canvas, rng: np.random.Generator, at: np.ndarray, size: f
         radius = max(2, round(size * rng.uniform(0.4, 0.6)))
         cv2.circle(canvas.image, (c[0] + 2, c[1] + 2), radius, (20, 20, 20), -1, cv2.LINE_AA)
         cv2.circle(canvas.image, c, radius, colour, -1, cv2.LINE_AA)
-        for k in range(6):  # the edge spots
-            a = k * np.pi / 3 + rng.uniform(0, 1)
-            p = (int(c[0] + np.cos(a) * radius * 0.85), int(c[1] + np.sin(a) * radius * 0.85))
-            cv2.circle(canvas.image, p, max(1, radius // 6), (235, 235, 235), -1)
-        cv2.circle(canvas.image, c, round(radius * 0.6), (230, 230, 230), 1, cv2.LINE_AA)
+        light = (float(rng.uniform(215, 250)),) * 3
+        edge = rng.random()
+        if edge < 0.4:  # the edge spots
+            for k in range(6):
+                a = k * np.pi / 3 + rng.uniform(0, 1)
+                p = (int(c[0] + np.cos(a) * radius * 0.85), int(c[1] + np.sin(a) * radius * 0.85))
+                cv2.circle(canvas.image, p, max(1, radius // 6), light, -1)
+        elif edge < 0.7:  # a light rim
+            rim = max(1, round(radius / rng.uniform(4, 8)))
+            cv2.circle(canvas.image, c, radius - rim // 2, light, rim, cv2.LINE_AA)
+        else:  # striped inserts round the edge
+            turn = float(rng.uniform(0, 45))
+            for k in range(8):
+                cv2.ellipse(canvas.image, c, (radius - 1, radius - 1), 0, turn + 45 * k,
+                            turn + 45 * k + 20, light, max(1, radius // 4))
+        cv2.circle(canvas.image, c, round(radius * 0.6), light, 1, cv2.LINE_AA)
         cv2.circle(canvas.owner, c, radius, COVER, -1)
 
 

@@ -34,7 +34,7 @@ _PALETTES: dict[str, tuple[tuple[tuple[int, int, int], tuple[int, int, int]], ..
     "desk": (((180, 180, 180), (235, 235, 235)), ((40, 40, 40), (80, 80, 80)),
              ((120, 150, 170), (180, 205, 225)), ((170, 160, 150), (225, 220, 215))),
 }
-_INKS = ((70, 200, 230), (235, 235, 235), (60, 170, 200), (40, 40, 40), (40, 40, 180))
+INKS = ((70, 200, 230), (235, 235, 235), (60, 170, 200), (40, 40, 40), (40, 40, 180))
 _WORDS = ("PLAYER", "BANKER", "TIE", "PAYS 8 TO 1", "BANKER PAYS 0.95 TO 1", "DRAGON", "PAIR",
           "11 TO 1", "PLAYER PAIR", "MIN 25 MAX 5000", "BACCARAT", "PUNTO", "BANCO", "1 2 3 4 5 6")
 
@@ -133,7 +133,7 @@ def _surface(rng: np.random.Generator, bank: TextureBank, shape: tuple[int, int]
 def _print_layout(canvas: np.ndarray, rng: np.random.Generator) -> None:
     """Lines, arcs, boxes and words of a printed casino layout, in one ink."""
     h, w = canvas.shape[:2]
-    colour = np.array(_INKS[int(rng.integers(len(_INKS)))], np.float32) * rng.uniform(0.8, 1.1)
+    colour = np.array(INKS[int(rng.integers(len(INKS)))], np.float32) * rng.uniform(0.8, 1.1)
     mask = np.zeros((h, w), np.uint8)
     ink = 255
     thick = int(rng.integers(1, 4))

@@ -277,3 +277,26 @@ def test_drawn_backs_vary_repeat_and_are_never_a_flat_colour_to_the_edge() -> No
         if printed_to_edge:
             assert middle.std(axis=(0, 1)).max() > 4, "a back printed to its edge is patterned"
     assert len(colours) >= 15
+
+
+def test_printed_card_boxes_are_thin_outlines_on_the_table_and_no_card() -> None:
+    """The layout's empty card boxes: ink on the table, around a card's size, owned by the
+    table (so they get no heat: a box is not a face-down card)."""
+    cards = [Card("5H", (192.0, 192.0), 60.0, 0.0), Card(None, (260.0, 192.0), 60.0, 0.0)]
+    for seed in range(5):
+        canvas = scenes.Canvas.over(np.full((384, 384, 3), 90, np.float32))
+        data._print_boxes(canvas, np.random.default_rng(seed), cards, np.eye(3))
+        inked = np.abs(canvas.image - 90).max(axis=2) > 20
+        assert (canvas.owner == scenes.TABLE).all()
+        assert 0 < inked.mean() < 0.1  # outlines, not filled boxes
+        ys, xs = np.nonzero(inked)
+        assert max(xs.max() - xs.min(), ys.max() - ys.min()) > 60  # at least a card wide
+
+
+def test_chips_cover_what_they_lie_on_and_mark_their_edges_in_a_light_colour() -> None:
+    for seed in range(30):  # every edge style: spots, a rim, striped inserts
+        canvas = scenes.Canvas.over(np.full((200, 200, 3), 60, np.float32))
+        scenes.draw_chips(canvas, np.random.default_rng(seed), np.array([100.0, 100.0]), 60.0)
+        chip = canvas.owner == scenes.COVER
+        assert chip.mean() > 0.03
+        assert (canvas.image[chip] >= 210).all(axis=1).any()
