@@ -13,7 +13,7 @@ shipped one, or `--against DIR`) in the same run:
   card: an empty printed box, the felt), which the live feed would log as cards;
 - third set: eight more training designs and the drawn deck (`THIRD`, 8 frames each from seed
   9000 + the design's place), scored alike;
-- dense fans: 72 pictures of a bridge deal's fans in the training designs (`learn.fans`, seed
+- dense fans: 288 pictures of a bridge deal's fans in the training designs (`learn.fans`, seed
   4040), scored by code multisets; the wrong codes are listed with their picture.
 
 A candidate is eligible (docs/vision.md, "Choosing a model") when on half A, the ten designs
@@ -64,7 +64,7 @@ TEN = ("anglo", "paris", "svg-dondorf", "neoclassical", "bellot", "orell", "gnom
        "plastic", "svg-standard", "atlasnye")
 THIRD = ("anglo_modern", "simplistic", "guyenne-classic", "anglo_poker", "svg-jolly-royal",
          "svg-tigullio-international", "svg-gm-paris", "svg-ancient-egyptians", "drawn")
-FANS, FAN_SEED = 72, 4040
+FANS, FAN_SEED = 288, 4040  # 72 gave each model 3-5 wrong codes: too few to tell two apart
 
 
 def _seen(recognizer: Recognizer, image: Any) -> Seen:
