@@ -224,7 +224,7 @@ def main() -> int:
     art = Artwork.load(designs_for_training(), variants=False, progress=True)
     sets = {"ten designs": _rendered("ten designs", TEN, 777),
             "third set": _rendered("third set", THIRD, 9000),
-            "dense fans": fan_pictures(art, args.fans, FAN_SEED)}
+            "dense fans": fan_pictures(art, args.fans, FAN_SEED, progress=True)}
     figures = {role: score_sets(r, role, sets) for role, r in recognizers.items()}
     eligible, why = verdict(figures["candidate"], figures["against"])
     print(f"{'set':<12} {'candidate found / right':>24} {'against found / right':>22}")

@@ -16,10 +16,12 @@ training pictures redraws them, so compare models on pictures drawn by one commi
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
+from tqdm import tqdm
 
 from hardware.camera.learn import scenes
 from hardware.camera.learn.artwork import Artwork
@@ -96,6 +98,9 @@ def fan_picture(art: Artwork, design: int, seed: int, number: int) -> FanPicture
     return FanPicture(art.names[design], sample.image, required, up - required)
 
 
-def fan_pictures(art: Artwork, count: int, seed: int) -> list[FanPicture]:
-    """`count` pictures, the designs of `art` in turn."""
-    return [fan_picture(art, k % len(art.names), seed, k) for k in range(count)]
+def fan_pictures(art: Artwork, count: int, seed: int, progress: bool = False
+                 ) -> list[FanPicture]:
+    """`count` pictures, the designs of `art` in turn (with `progress`, a bar on stderr)."""
+    numbers = tqdm(range(count), desc="drawing dense fans", unit="picture", file=sys.stderr,
+                   disable=not progress)
+    return [fan_picture(art, k % len(art.names), seed, k) for k in numbers]
