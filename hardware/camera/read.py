@@ -311,14 +311,27 @@ def _dot(u: tuple[float, float], v: tuple[float, float]) -> float:
     return u[0] * v[0] + u[1] * v[1]
 
 
+def _top_indices(a: IndexSpot, b: IndexSpot, settings: Settings) -> bool:
+    """Whether two indices could be the two top ones of a card with an index in every corner:
+    ups alike, side by side across the up, about a card's width less its margins apart."""
+    if _dot(a.up, b.up) < 0.9:
+        return False
+    width = (a.width + b.width) / 2
+    dx, dy = b.at[0] - a.at[0], b.at[1] - a.at[1]
+    along, across = dx * a.up[0] + dy * a.up[1], dx * -a.up[1] + dy * a.up[0]
+    low, high = settings.top_pair
+    return abs(along) <= settings.top_pair_along * width and low * width <= abs(across) <= high * width
+
+
 def _same_card(a: Read, b: Read, settings: Settings) -> bool:
     """Whether two reads of one code are of one card: one index read twice, the card's two
     indices (`_facing`: one code turned half round a card's length away is one card; the
-    stricter `_opposite_indices` fails where a low camera squeezes the card), or reads whose
-    predicted card centres meet."""
+    stricter `_opposite_indices` fails where a low camera squeezes the card; `_top_indices`:
+    a four-index card's two top ones), or reads whose predicted card centres meet."""
     return (_one_index(a.spot, b.spot, settings)
             or _centres_within(a.spot, b.spot, settings.same_card)
-            or _facing(a.spot, b.spot, settings))
+            or _facing(a.spot, b.spot, settings)
+            or _top_indices(a.spot, b.spot, settings))
 
 
 def _between(a: IndexSpot, b: IndexSpot, spot: IndexSpot, settings: Settings) -> bool:

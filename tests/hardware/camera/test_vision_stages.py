@@ -270,6 +270,23 @@ def test_the_same_code_far_apart_is_two_cards() -> None:
     assert [s.card for s in merge(reads, [], (1080, 1920), SETTINGS)] == ["9H", "9H"]
 
 
+def test_a_four_index_cards_two_top_indices_are_one_card() -> None:
+    """A card printed with an index in every corner (svg-dondorf) shows its two top indices
+    side by side, the same way up, three quarters of its width apart, and the finder may put
+    each one's centre below it as though each were a top-left index: one card, centred
+    between the two guesses. A card width apart, one above the other, or turned another way,
+    the same code is two cards; with `top_pair` off, so are the two top indices."""
+    left, right = _read("QS", (400, 300), (450, 370)), _read("QS", (475, 300), (525, 370))
+    (s,) = merge([left, right], [], (1080, 1920), SETTINGS)
+    assert (s.card, s.face) == ("QS", "up") and s.center == pytest.approx((487.5, 370))
+    off = replace(SETTINGS, top_pair=(2.0, 2.0))
+    assert [c.card for c in merge([left, right], [], (1080, 1920), off)] == ["QS", "QS"]
+    for other in (_read("QS", (510, 300), (560, 370)),  # 1.1 card widths across
+                  _read("QS", (440, 350), (490, 420)),  # half a card lower
+                  _read("QS", (475, 300), (545, 250), up=(1.0, 0.0))):  # turned a quarter
+        assert [c.card for c in merge([left, other], [], (1080, 1920), SETTINGS)] == ["QS", "QS"]
+
+
 def test_backs_are_face_down_cards_unless_on_a_face() -> None:
     reads = [_read("KD", (420, 330), (500, 400))]
     backs = [BackSpot((505, 395), 0.7), BackSpot((900, 500), 0.8)]
