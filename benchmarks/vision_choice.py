@@ -65,6 +65,8 @@ TEN = ("anglo", "paris", "svg-dondorf", "neoclassical", "bellot", "orell", "gnom
 THIRD = ("anglo_modern", "simplistic", "guyenne-classic", "anglo_poker", "svg-jolly-royal",
          "svg-tigullio-international", "svg-gm-paris", "svg-ancient-egyptians", "drawn")
 FANS, FAN_SEED = 288, 4040  # 72 gave each model 3-5 wrong codes: too few to tell two apart
+RENDERED = ("ten designs", "third set")
+GATED = ("half A", *RENDERED)  # the sets on which a candidate must find and read as well
 
 
 def _seen(recognizer: Recognizer, image: Any) -> Seen:
@@ -113,7 +115,7 @@ def score_sets(recognizer: Recognizer, label: str, sets: dict[str, Any]) -> dict
     half_a = score_real(photos, seen, _score_photo())["A"]
     out: dict[str, Any] = {"half A": {"found": half_a["found"], "right": half_a["right"],
                                       "cards": half_a["cards"]}}
-    for name in ("ten designs", "third set"):
+    for name in RENDERED:
         batch = sets[name]
         seen = [_seen(recognizer, f.image)
                 for f in tqdm(batch, desc=f"{label}: {name}", unit="frame", file=sys.stderr)]
@@ -134,16 +136,14 @@ def score_sets(recognizer: Recognizer, label: str, sets: dict[str, Any]) -> dict
 def verdict(candidate: dict[str, Any], against: dict[str, Any]) -> tuple[bool, list[str]]:
     """Whether the candidate is eligible, and why not."""
     why = []
-    for name in ("half A", "ten designs", "third set"):
+    for name in GATED:
         for figure in ("found", "right"):
             if (candidate[name][figure] or 0) < (against[name][figure] or 0):
                 why.append(f"{name}: {figure} {candidate[name][figure]} < "
                            f"{against[name][figure]}")
-    if not any((candidate[n]["found"] or 0) > (against[n]["found"] or 0)
-               for n in ("half A", "ten designs", "third set")):
+    if not any((candidate[n]["found"] or 0) > (against[n]["found"] or 0) for n in GATED):
         why.append("finds no more on half A, the ten designs or the third set")
-    phantoms = [sum(f[n]["phantom_downs"] for n in ("ten designs", "third set"))
-                for f in (candidate, against)]
+    phantoms = [sum(f[n]["phantom_downs"] for n in RENDERED) for f in (candidate, against)]
     if phantoms[0] > phantoms[1]:
         why.append(f"phantom face-down reports on the rendered frames: {phantoms[0]} > "
                    f"{phantoms[1]}")
@@ -155,14 +155,14 @@ def verdict(candidate: dict[str, Any], against: dict[str, Any]) -> tuple[bool, l
 
 def _settings(pairs: list[str]) -> dict[str, Any]:
     """`KEY=VALUE` pairs as Settings fields, each value of its field's type."""
-    known = {f.name: f for f in fields(Settings)}
+    defaults = {f.name: getattr(Settings(), f.name) for f in fields(Settings)
+                if f.name != "model_dir"}
     out: dict[str, Any] = {}
     for pair in pairs:
         key, _, value = pair.partition("=")
-        if key not in known or key == "model_dir" or not value:
-            raise ValueError(f"{pair!r}: not KEY=VALUE with KEY one of "
-                             f"{', '.join(k for k in known if k != 'model_dir')}")
-        default = getattr(Settings(), key)
+        if key not in defaults or not value:
+            raise ValueError(f"{pair!r}: not KEY=VALUE with KEY one of {', '.join(defaults)}")
+        default = defaults[key]
         try:
             out[key] = type(default)(value) if not isinstance(default, tuple) else tuple(
                 float(v) for v in value.split(","))
@@ -182,14 +182,9 @@ def main() -> int:
     parser.add_argument("--fans", type=int, default=FANS, metavar="N",
                         help=f"pictures in the dense-fan set (default {FANS}; the first N of "
                         "a longer set are the same pictures)")
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a runtime setting (model/settings.py) for the candidate only, e.g. back_heat=0.5; "
-        "repeatable",
-    )
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a runtime setting (model/settings.py) for the candidate only, "
+                        "e.g. back_heat=0.5; repeatable")
     args = parser.parse_args()
     if args.fans < 1:
         print("--fans: at least one picture", file=sys.stderr)
@@ -235,7 +230,7 @@ def main() -> int:
     for role in models:
         print(f"face down, {role}: " + "; ".join(
             f"{n}: {figures[role][n]['backs_seen']} of {figures[role][n]['backs']} backs seen, "
-            f"{figures[role][n]['phantom_downs']} phantom" for n in ("ten designs", "third set")))
+            f"{figures[role][n]['phantom_downs']} phantom" for n in RENDERED))
     for role in models:
         fans = figures[role]["dense fans"]
         print(f"dense fans, {role}: {fans['wrong']} wrong codes"

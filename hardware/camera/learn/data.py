@@ -219,7 +219,8 @@ def compose(rng: np.random.Generator, art: Artwork, size: tuple[int, int], cards
             designs: list[int], homography: np.ndarray, clutter: bool = True,
             camera: bool = True) -> tuple[FinderSample, list[_Laid]]:
     """Lay `cards` (each of the design `designs` numbers, in `art`) in order on a random
-    table seen through `homography`; with `clutter`, hands, chips and paper on top; with
+    table seen through `homography`; with `clutter`, empty card boxes printed on it (at
+    times) and hands, chips and paper on top; with
     `camera`, uneven light, glare and the camera's faults. Returns the sample and the cards
     as laid (picture quads)."""
     w, h = size
