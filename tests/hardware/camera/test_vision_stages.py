@@ -287,6 +287,17 @@ def test_a_four_index_cards_two_top_indices_are_one_card() -> None:
         assert [c.card for c in merge([left, other], [], (1080, 1920), SETTINGS)] == ["QS", "QS"]
 
 
+
+def test_a_four_index_cards_top_indices_are_one_card_whichever_is_surer() -> None:
+    """The two top indices' ups differ by a few degrees (8 here, as in a dense fan): measured
+    in either one's up, the other lies a tenth of a card higher or lower than in the other's.
+    The test takes the mean up, so which read is surer does not decide."""
+    turn = np.deg2rad(4.0)
+    for first in (0.99, 0.9):
+        left = _read("7H", (300, 300), (350, 370), first, up=(-np.sin(turn), -np.cos(turn)))
+        right = _read("7H", (386, 290), (436, 360), 0.95, up=(np.sin(turn), -np.cos(turn)))
+        assert [c.card for c in merge([left, right], [], (1080, 1920), SETTINGS)] == ["7H"]
+
 def test_backs_are_face_down_cards_unless_on_a_face() -> None:
     reads = [_read("KD", (420, 330), (500, 400))]
     backs = [BackSpot((505, 395), 0.7), BackSpot((900, 500), 0.8)]
