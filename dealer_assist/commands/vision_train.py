@@ -49,6 +49,8 @@ which cards lie in a photo, not where: the model's own reads, narrowed to the ph
 codes and matched one to one, put them on the indices, and only confident matches are
 kept. Train only on photographs you are allowed to tune on, and score the model on
 others (docs/vision.md: half A of vision-real-dev trains, half B is only reported).
+--dense-fans SHARE cuts that share of its synthetic crops in a dense fan of the crop's
+deck, the neighbours' index strips beside the index read (default none).
 
 --new-reader (the reader anew): a new reader trained on synthetic pictures with the whole
 --minutes budget, beside the finder of a trained model (--from, default the shipped one),
@@ -119,7 +121,9 @@ def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
                         "copied)")
     parser.add_argument("--dense-fans", type=float, metavar="SHARE",
                         help="the share of the finder's pictures that are dense fans "
-                        "(default 0.5 with --finder-only, else none)")
+                        "(default 0.5 with --finder-only, else none); with --reader-only, the "
+                        "share of the reader's synthetic crops cut in a dense fan (default "
+                        "none)")
     parser.add_argument("--photos", type=Path, metavar="DIR",
                         help="labelled real photographs (NAME.jpg + NAME.json) for --reader-only")
     parser.add_argument("--take", metavar="NAMES",
@@ -247,9 +251,8 @@ def _fine_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
     if not (args.reader_only and args.photos):
         raise CommandFailed("--photos, --take and --from go with --reader-only, and "
                             "--reader-only needs --photos DIR")
-    if args.faces is not None or args.finder_steps is not None or args.dense_fans is not None:
-        raise CommandFailed("--reader-only trains the reader alone: no --faces, --finder-steps, "
-                            "--dense-fans")
+    if args.faces is not None or args.finder_steps is not None:
+        raise CommandFailed("--reader-only trains the reader alone: no --faces, --finder-steps")
     try:
         from hardware.camera.learn.finetune import FineTune, fine_tune
     except ImportError as e:
@@ -260,7 +263,7 @@ def _fine_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
     minutes = args.minutes if args.minutes != DEFAULT_MINUTES else READER_ONLY_MINUTES
     plan = FineTune(photos=args.photos, take=take, out=args.out, base=args.base,
                     seed=args.seed, minutes=minutes, steps=args.reader_steps or args.steps,
-                    designs=designs, threads=args.threads, workers=args.workers,
+                    designs=designs, fans=args.dense_fans or 0.0, threads=args.threads, workers=args.workers,
                     progress=not args.quiet, log=lambda line: print(line, file=sys.stderr))
     report = _run(fine_tune, plan, args.out)["reader_fine_tune"]
     before, after = report["before"], report["after"]

@@ -307,11 +307,13 @@ def _clutter(canvas: Canvas, rng: np.random.Generator, cards: list[_Laid], w: in
 # ---------------------------------------------------------------- reader crops
 
 
-def reader_sample(rng: np.random.Generator, art: Artwork,
-                  code: str | None = None) -> tuple[np.ndarray, int]:
+def reader_sample(rng: np.random.Generator, art: Artwork, code: str | None = None,
+                  fans: float = 0.0) -> tuple[np.ndarray, int]:
     """One reader crop (uint8 [CROP_H, CROP_W, 3]) and its class id in `spec.CLASSES`: the
     code of the index it is cut around (`code` when given, else any), or `NOT_A_CARD` for a
-    crop around something else (a card's middle, a back, the table, a covered index)."""
+    crop around something else (a card's middle, a back, the table, a covered index).
+    `fans` of the crops lie in a dense fan of their deck (`_fan_around`); with none, crop
+    *i* of a seed is what it was before the option existed."""
     asked = code
     # the card's width where the crop is cut: from a 50 px card in a full frame (the crop
     # enlarges it) to one sharper than the crop needs (the crop shrinks it)
@@ -352,22 +354,10 @@ def reader_sample(rng: np.random.Generator, art: Artwork,
     card.quad = card.quad + shift
     if kind == "table":
         card.quad = card.quad + rng.choice([-1, 1], 2) * render_width * 1.6
-    laid = [card]
-    under = rng.random() < 0.3
-    if under:  # a card underneath, showing past the target's edge
-        other = _neighbour(rng, art, card, render_width, angle, 1)
-        laid.insert(0, other)
-    for k, c in enumerate(laid):
-        c.who = k
-        scenes.paste(canvas, _printed(rng, c), c.quad, k, rng, None,
-                     shadow=float(rng.uniform(0, 0.3)))
-    target = laid[-1]
-    if rng.random() < 0.45:  # cards on top, as in a fan: the next one covers the right part
-        for n in range(int(rng.integers(1, 3))):
-            other = _neighbour(rng, art, target, render_width, angle, 2 + n)
-            scenes.paste(canvas, _printed(rng, other), other.quad, other.who, rng, None,
-                         shadow=float(rng.uniform(0, 0.3)))
-            laid.append(other)
+    if fans and rng.random() < fans:
+        laid = _fan_around(rng, art, card, design, render_width, angle, canvas)
+    else:
+        laid = _scattered_around(rng, art, card, render_width, angle, canvas)
     if rng.random() < 0.15:
         scenes.draw_chips(canvas, rng, centre + rng.normal(0, 0.4 * render_width, 2),
                           render_width * rng.uniform(0.3, 0.6))
@@ -375,13 +365,13 @@ def reader_sample(rng: np.random.Generator, art: Artwork,
         scenes.draw_text(canvas, rng, centre, 0.12 * render_width)
     label = _NONE
     if kind == "index":
-        poly, _, _ = _index_geometry(target, box, target.to_picture())
-        share = scenes.visible_share(canvas.owner, poly, target.who)
+        poly, _, _ = _index_geometry(card, box, card.to_picture())
+        share = scenes.visible_share(canvas.owner, poly, card.who)
         label = CLASSES.index(code) if share >= 0.7 else _NONE if share < 0.45 else -1
         if label == -1:  # half covered: neither a clear read nor clearly nothing; draw again
-            return reader_sample(rng, art, asked)
-    if label == _NONE and _index_near(laid, target, centre, 0.2 * render_width):
-        return reader_sample(rng, art, asked)  # another card's index lies where the crop is cut
+            return reader_sample(rng, art, asked, fans)
+    if label == _NONE and _index_near(laid, card, centre, 0.2 * render_width):
+        return reader_sample(rng, art, asked, fans)  # another card's index is where it is cut
     image = scenes.light(canvas.image, rng)
     if rng.random() < 0.15:
         image, _ = scenes.glare(image, rng)
@@ -398,7 +388,7 @@ def reader_sample(rng: np.random.Generator, art: Artwork,
         label = _NONE
     rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
     crop_up = rot @ up
-    width = target.width * float(np.exp(rng.normal(0, WIDTH_SPREAD)))
+    width = card.width * float(np.exp(rng.normal(0, WIDTH_SPREAD)))
     crop = cut_index(frame, (float(centre[0] + jitter[0]), float(centre[1] + jitter[1])),
                      (float(crop_up[0]), float(crop_up[1])), width)
     if rng.random() < GREY:
@@ -413,6 +403,60 @@ def _printed(rng: np.random.Generator, card: _Laid) -> np.ndarray:
     if card.code is not None and rng.random() < RECOLOUR:
         level = scenes.recolour_ink(level, scenes.ink_colour(rng))
     return level
+
+
+def _paste_all(rng: np.random.Generator, canvas: Canvas, laid: list[_Laid]) -> None:
+    for k, c in enumerate(laid):
+        c.who = k
+        scenes.paste(canvas, _printed(rng, c), c.quad, k, rng, None,
+                     shadow=float(rng.uniform(0, 0.3)))
+
+
+def _scattered_around(rng: np.random.Generator, art: Artwork, card: _Laid, width: float,
+                      angle: float, canvas: Canvas) -> list[_Laid]:
+    """`card` laid with perhaps a card of any deck underneath, showing past its edge, and
+    perhaps one or two on top covering its right part: the cards laid, bottom first."""
+    laid = [card]
+    if rng.random() < 0.3:
+        laid.insert(0, _neighbour(rng, art, card, width, angle, 1))
+    _paste_all(rng, canvas, laid)
+    if rng.random() < 0.45:
+        for n in range(int(rng.integers(1, 3))):
+            other = _neighbour(rng, art, card, width, angle, 2 + n)
+            scenes.paste(canvas, _printed(rng, other), other.quad, other.who, rng, None,
+                         shadow=float(rng.uniform(0, 0.3)))
+            laid.append(other)
+    return laid
+
+
+def _fan_around(rng: np.random.Generator, art: Artwork, card: _Laid, design: int,
+                width: float, angle: float, canvas: Canvas) -> list[_Laid]:
+    """`card` in a dense fan of its own deck (as `DENSE_FAN` lays them): one to four cards
+    under it to its left and none to three on it to its right, each showing a tenth to a
+    quarter of a card width past the last and turned a few degrees on, so that beside the
+    crop's index lie the narrow strips of its neighbours' indices. The cards, bottom first."""
+    def next_to(last: _Laid, turned: float, side: int) -> tuple[_Laid, float]:
+        face, code = _pick_face(rng, art, design)
+        across, down = last.quad[1] - last.quad[0], last.quad[3] - last.quad[0]
+        turned += side * float(rng.uniform(0, 5))
+        quad = card_corners(np.zeros(2), width, face.aspect, turned)
+        shift = side * across * rng.uniform(0.1, 0.25) + down * rng.normal(0, 0.03)
+        quad = quad - quad.mean(axis=0) + last.quad.mean(axis=0) + shift
+        return _Laid(face, code, quad, 0), turned
+
+    under: list[_Laid] = []
+    over: list[_Laid] = []
+    last, turned = card, angle
+    for _ in range(int(rng.integers(1, 5))):
+        last, turned = next_to(last, turned, -1)
+        under.insert(0, last)
+    last, turned = card, angle
+    for _ in range(int(rng.integers(0, 4))):
+        last, turned = next_to(last, turned, 1)
+        over.append(last)
+    laid = [*under, card, *over]
+    _paste_all(rng, canvas, laid)
+    return laid
 
 
 def _neighbour(rng: np.random.Generator, art: Artwork, card: _Laid, width: float, angle: float,

@@ -71,6 +71,7 @@ class FineTune:
     lr: float = 5e-4
     designs: list[str] | None = None  # synthetic designs; None: every training design
     variants: bool = True
+    fans: float = 0.0  # share of the synthetic crops that lie in a dense fan (`data.reader_sample`)
     threads: int = 1
     workers: int = 0
     eval_crops: int = 3000
@@ -109,9 +110,9 @@ def load_reader(path: Path) -> Reader:
 
 class _Mixed(Dataset):
     def __init__(self, art: data.Artwork, photos: PhotoSet, seed: int, length: int,
-                 crop_card_width: float) -> None:
+                 crop_card_width: float, fans: float) -> None:
         self.art, self.photos, self.seed, self.length = art, photos, seed, length
-        self.width = crop_card_width
+        self.width, self.fans = crop_card_width, fans
 
     def __len__(self) -> int:
         return self.length
@@ -122,7 +123,7 @@ class _Mixed(Dataset):
             one = self.photos.indices[int(rng.integers(len(self.photos.indices)))]
             crop = real_crop(self.photos.frames[one.photo], one.spot, rng, self.width)
             return crop, CLASSES.index(one.code)
-        return data.reader_sample(rng, self.art)
+        return data.reader_sample(rng, self.art, fans=self.fans)
 
 
 def photo_accuracy(net: Reader, photos: PhotoSet, settings: Settings, seed: int) -> float | None:
@@ -143,6 +144,8 @@ def photo_accuracy(net: Reader, photos: PhotoSet, settings: Settings, seed: int)
 def fine_tune(plan: FineTune) -> dict[str, Any]:
     """Fine-tune the reader; write index.onnx, corners.onnx (copied) and report.json into
     `plan.out`. Returns the report."""
+    if not 0.0 <= plan.fans <= 1.0:
+        raise TrainError("--dense-fans is a share of the crops: 0 to 1")
     started = time.monotonic()
     use_threads(plan.threads)
     torch.manual_seed(plan.seed)
@@ -170,8 +173,8 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
 
     net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     length = plan.batch * (plan.steps or 10 ** 9)
-    loader = _batches(_Mixed(art, photos, plan.seed, length, settings.crop_card_width),
-                      plan.batch, plan.workers)
+    loader = _batches(_Mixed(art, photos, plan.seed, length, settings.crop_card_width,
+                             plan.fans), plan.batch, plan.workers)
     budget = _Budget(plan.steps, plan.minutes * 60)
     figures = fit(net, loader, reader_loss, budget, plan.lr, "reader (fine-tune)",
                   plan.progress, frozen_norms=True)
@@ -184,7 +187,8 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
              "held_out": evaluate_reader(net, scoring, plan.eval_crops, plan.seed)}
     report = with_fine_tune(base, "reader_fine_tune", fine_tune_record(
         plan.seed, plan.base, art.names, plan.lr, started, photos_folder=plan.photos.name,
-        **photos.summary(), photo_share_of_batch=PHOTO_SHARE, fit=figures,
+        **photos.summary(), photo_share_of_batch=PHOTO_SHARE, dense_fan_share=plan.fans,
+        fit=figures,
         scored_on=scored_on, before=before, after=after))
     write_report(plan.out / REPORT_FILE, report)
     return report

@@ -213,9 +213,39 @@ def test_same_seed_same_sample(art: Artwork) -> None:
     three = finder_sample(np.random.default_rng(12), art)
     assert not np.array_equal(one.image, three.image)
     crop1, label1 = reader_sample(np.random.default_rng(4), art)
-    crop2, label2 = reader_sample(np.random.default_rng(4), art)
-    assert label1 == label2 and np.array_equal(crop1, crop2)
+    crop2, label2 = reader_sample(np.random.default_rng(4), art, fans=0.0)
+    assert label1 == label2 and np.array_equal(crop1, crop2)  # no fans: the crops of before
+    fan1 = reader_sample(np.random.default_rng(4), art, fans=1.0)[0]
+    assert np.array_equal(fan1, reader_sample(np.random.default_rng(4), art, fans=1.0)[0])
+    assert not np.array_equal(fan1, crop1)
 
+
+
+def test_a_fan_crop_lies_among_its_decks_cards_a_strip_apart(art: Artwork) -> None:
+    """`fans` lays the crop's card in a dense fan of its own deck: one to four cards under it
+    to its left, none to three on it to its right, each a tenth to a quarter of a card width
+    past the last (a few degrees' turn and a little slip aside), drawn bottom first."""
+    rng = np.random.default_rng(2)
+    for _ in range(6):
+        face, code = data._pick_face(rng, art, 0)
+        quad = data.card_corners(np.array([300.0, 300.0]), 100.0, face.aspect, 30.0)
+        card = data._Laid(face, code, quad, 0)
+        canvas = data.Canvas.over(data.background(rng, art.bank, (600, 600), layout=0.0,
+                                                  second=0.0))
+        laid = data._fan_around(rng, art, card, 0, 100.0, 30.0, canvas)
+        k = next(i for i, c in enumerate(laid) if c is card)
+        assert 1 <= k <= 4 and len(laid) - k - 1 <= 3
+        assert [c.who for c in laid] == list(range(len(laid)))
+        assert all(c.code in art.faces[0] for c in laid)
+        for low, high in zip(laid, laid[1:], strict=False):
+            across = (low.quad[1] - low.quad[0]) / 100.0
+            step = float(np.dot(high.quad.mean(axis=0) - low.quad.mean(axis=0), across)) / 100.0
+            assert 0.06 <= step <= 0.3, step
+    crop, label = reader_sample(np.random.default_rng(4), art, fans=1.0)
+    assert crop.shape == (CROP_H, CROP_W, 3) and 0 <= label < len(CLASSES)
+    labels = [reader_sample(rng, art, fans=1.0)[1] for _ in range(200)]
+    assert 0.1 < labels.count(CLASSES.index(NOT_A_CARD)) / len(labels) < 0.6
+    assert len(set(labels)) > 30
 
 def test_under_a_tilted_camera_both_indices_point_at_one_centre(art: Artwork) -> None:
     rng = np.random.default_rng(9)

@@ -104,10 +104,10 @@ def labelled(faces: dict, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _tiny(photos: Path, out: Path, take: list[str] | None = None) -> FineTune:
+def _tiny(photos: Path, out: Path, take: list[str] | None = None, fans: float = 0.0) -> FineTune:
     return FineTune(photos=photos, take=take, out=out, steps=3, batch=16,
-                    designs=[SYNTHETIC], variants=False, eval_crops=32, progress=False,
-                    log=lambda _: None)
+                    designs=[SYNTHETIC], variants=False, fans=fans, eval_crops=32,
+                    progress=False, log=lambda _: None)
 
 
 def test_a_tiny_fine_tune_runs_end_to_end(labelled: Path, tmp_path: Path) -> None:
@@ -129,6 +129,10 @@ def test_a_tiny_fine_tune_runs_end_to_end(labelled: Path, tmp_path: Path) -> Non
     assert on_disk["reader_fine_tune"]["seed"] == 0
     again = fine_tune(_tiny(labelled, tmp_path / "again", ["001", "002"]))["reader_fine_tune"]
     assert again["fit"]["first_loss"] == pytest.approx(report["fit"]["first_loss"], rel=1e-5)
+    assert report["dense_fan_share"] == 0.0
+    fans = fine_tune(_tiny(labelled, tmp_path / "fans", ["001", "002"], fans=1.0))
+    assert fans["reader_fine_tune"]["dense_fan_share"] == 1.0
+    assert fans["reader_fine_tune"]["fit"]["first_loss"] != report["fit"]["first_loss"]
 
 
 @pytest.mark.parametrize(("args", "message"), [

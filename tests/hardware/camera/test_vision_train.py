@@ -245,8 +245,9 @@ def test_faces_folder_read_by_code(tmp_path: Path) -> None:
     (["--new-finder", "--new-reader"], "each keep the other network"),
     (["--new-finder", "--reader-widths", "8,8,8,8,8"], "no --reader-only"),
     (["--dense-fans", "1.5"], "--dense-fans is a share of the pictures"),
-    (["--reader-only", "--photos", ".", "--dense-fans", "0.2"],
-     "no --faces, --finder-steps, --dense-fans"),
+    (["--reader-only", "--photos", ".", "--finder-steps", "2"], "no --faces, --finder-steps"),
+    (["--reader-only", "--photos", ".", "--dense-fans", "1.5"],
+     "--dense-fans is a share of the crops"),
 ])
 def test_bad_arguments_give_a_clear_error(args: list[str], message: str, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
