@@ -263,8 +263,9 @@ def _fine_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
     minutes = args.minutes if args.minutes != DEFAULT_MINUTES else READER_ONLY_MINUTES
     plan = FineTune(photos=args.photos, take=take, out=args.out, base=args.base,
                     seed=args.seed, minutes=minutes, steps=args.reader_steps or args.steps,
-                    designs=designs, fans=args.dense_fans or 0.0, threads=args.threads, workers=args.workers,
-                    progress=not args.quiet, log=lambda line: print(line, file=sys.stderr))
+                    designs=designs, fans=args.dense_fans or 0.0, threads=args.threads,
+                    workers=args.workers, progress=not args.quiet,
+                    log=lambda line: print(line, file=sys.stderr))
     report = _run(fine_tune, plan, args.out)["reader_fine_tune"]
     before, after = report["before"], report["after"]
     print(f"wrote {args.out}/index.onnx (fine-tuned), corners.onnx, report.json in "

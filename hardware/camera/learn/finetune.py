@@ -188,7 +188,6 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
     report = with_fine_tune(base, "reader_fine_tune", fine_tune_record(
         plan.seed, plan.base, art.names, plan.lr, started, photos_folder=plan.photos.name,
         **photos.summary(), photo_share_of_batch=PHOTO_SHARE, dense_fan_share=plan.fans,
-        fit=figures,
-        scored_on=scored_on, before=before, after=after))
+        fit=figures, scored_on=scored_on, before=before, after=after))
     write_report(plan.out / REPORT_FILE, report)
     return report
