@@ -316,7 +316,7 @@ def _top_indices(a: IndexSpot, b: IndexSpot, settings: Settings) -> bool:
     ups alike, side by side across the up, about a card's width less its margins apart. Along
     and across are taken in the two ups' mean, so that neither read's up decides (a few
     degrees between them move the other index along by a tenth of a card's width)."""
-    if _dot(a.up, b.up) < 0.9:
+    if _dot(a.up, b.up) < settings.top_pair_turn:
         return False
     width = (a.width + b.width) / 2
     ux, uy = a.up[0] + b.up[0], a.up[1] + b.up[1]
@@ -325,7 +325,8 @@ def _top_indices(a: IndexSpot, b: IndexSpot, settings: Settings) -> bool:
     dx, dy = b.at[0] - a.at[0], b.at[1] - a.at[1]
     along, across = dx * ux + dy * uy, dx * -uy + dy * ux
     low, high = settings.top_pair
-    return abs(along) <= settings.top_pair_along * width and low * width <= abs(across) <= high * width
+    return (abs(along) <= settings.top_pair_along * width
+            and low * width <= abs(across) <= high * width)
 
 
 def _same_card(a: Read, b: Read, settings: Settings) -> bool:

@@ -2,8 +2,8 @@
 
 `finder_sample` draws one working-resolution picture (cards lying apart, fanned hands, a
 baccarat deal, a heap, close-ups; face-down cards; hands, chips and blank paper on top; any
-table surface, some with empty card boxes printed on it; camera tilt, uneven light, glare, blur, noise, JPEG) with the finder's target
-maps. `reader_sample` draws one reader crop, cut with `model.crop.cut_index` exactly as the
+table surface, some with empty card boxes printed on it; camera tilt, uneven light, glare,
+blur, noise, JPEG) with the finder's target maps. `reader_sample` draws one reader crop, cut with `model.crop.cut_index` exactly as the
 runtime cuts it, around a corner index (its code is the class) or around something that is
 not one (`NOT_A_CARD`). Both are reproducible from the generator they are given.
 
@@ -405,11 +405,15 @@ def _printed(rng: np.random.Generator, card: _Laid) -> np.ndarray:
     return level
 
 
+def _paste(rng: np.random.Generator, canvas: Canvas, card: _Laid) -> None:
+    scenes.paste(canvas, _printed(rng, card), card.quad, card.who, rng, None,
+                 shadow=float(rng.uniform(0, 0.3)))
+
+
 def _paste_all(rng: np.random.Generator, canvas: Canvas, laid: list[_Laid]) -> None:
     for k, c in enumerate(laid):
         c.who = k
-        scenes.paste(canvas, _printed(rng, c), c.quad, k, rng, None,
-                     shadow=float(rng.uniform(0, 0.3)))
+        _paste(rng, canvas, c)
 
 
 def _scattered_around(rng: np.random.Generator, art: Artwork, card: _Laid, width: float,
@@ -423,8 +427,7 @@ def _scattered_around(rng: np.random.Generator, art: Artwork, card: _Laid, width
     if rng.random() < 0.45:
         for n in range(int(rng.integers(1, 3))):
             other = _neighbour(rng, art, card, width, angle, 2 + n)
-            scenes.paste(canvas, _printed(rng, other), other.quad, other.who, rng, None,
-                         shadow=float(rng.uniform(0, 0.3)))
+            _paste(rng, canvas, other)
             laid.append(other)
     return laid
 

@@ -77,16 +77,17 @@ class Settings:
     #: are the indices of one card (a card's two indices predict one centre, fanned cards
     #: sit further apart than that to show their indices)
     same_card: float = 0.35
-    #: reads of the same code whose ups agree (cosine at least 0.9) and that lie side by side,
-    #: `top_pair` card widths apart across their up and at most `top_pair_along` along it, are
-    #: the two top indices of one card printed with an index in every corner (svg-dondorf;
-    #: some poker decks print four), for which the finder may put each centre below its own
-    #: index. Two cards of one code side by side the same way up lie a card width apart or
+    #: reads of the same code whose ups agree (cosine at least `top_pair_turn`) and that lie
+    #: side by side, `top_pair` card widths apart across their mean up and at most
+    #: `top_pair_along` along it, are the two top indices of one card printed with an index
+    #: in every corner (svg-dondorf; some poker decks print four), for which the finder may
+    #: put each centre below its own index. Two cards of one code side by side the same way up lie a card width apart or
     #: more. Chosen on the dense fans of `benchmarks/vision_choice.py` (288 pictures): the
     #: 2026-12-07 candidate's wrong codes 15 -> 11, the shipped model's 10 unchanged; half A,
     #: the ten designs' and the third set's frames unchanged for both
     top_pair: tuple[float, float] = (0.5, 0.9)
     top_pair_along: float = 0.15
+    top_pair_turn: float = 0.9
     #: reads of different codes whose card centres lie within this many card widths are one
     #: card read two ways. Off (0): on half A, 0.2 drops fans from 77.6% found to 42.9%
     #: (a fan's neighbours' centres meet) for no gain in right (85.9 / 100 in all)
