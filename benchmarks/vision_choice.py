@@ -16,7 +16,7 @@ shipped one, or `--against DIR`) in the same run:
 - dense fans: 288 pictures of a bridge deal's fans in the training designs (`learn.fans`, seed
   4040), scored by code multisets; the wrong codes are listed with their picture.
 
-A candidate is eligible (docs/vision.md, "Choosing a model") when on half A, the ten designs
+A candidate is eligible (docs/vision-details.md, "Choosing a model") when on half A, the ten designs
 and the third set it finds at least as many cards and is right at least as often, finding more
 on one of them, gives no more phantom face-down reports on the two rendered sets, and gives no
 more wrong codes on the dense fans. The last line is one JSON
