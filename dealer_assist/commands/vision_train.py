@@ -50,7 +50,9 @@ codes and matched one to one, put them on the indices, and only confident matche
 kept. Train only on photographs you are allowed to tune on, and score the model on
 others (docs/vision.md: half A of vision-real-dev trains, half B is only reported).
 --dense-fans SHARE cuts that share of its synthetic crops in a dense fan of the crop's
-deck, the neighbours' index strips beside the index read (default none).
+deck, the neighbours' index strips beside the index read (default none); such a crop is
+read only when 90% of its index shows. --blend A writes the reader A of the way from
+where it started to its fine-tune (the shipped reader is the 0.25 blend of one).
 
 --new-reader (the reader anew): a new reader trained on synthetic pictures with the whole
 --minutes budget, beside the finder of a trained model (--from, default the shipped one),
@@ -124,6 +126,10 @@ def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
                         "(default 0.5 with --finder-only, else none); with --reader-only, the "
                         "share of the reader's synthetic crops cut in a dense fan (default "
                         "none)")
+    parser.add_argument("--blend", type=float, metavar="A",
+                        help="with --reader-only: write the reader A of the way from its start "
+                        "to its fine-tune, (1 - A) * start + A * fine-tune, weight by weight "
+                        "(default 1: the fine-tune itself)")
     parser.add_argument("--photos", type=Path, metavar="DIR",
                         help="labelled real photographs (NAME.jpg + NAME.json) for --reader-only")
     parser.add_argument("--take", metavar="NAMES",
@@ -150,6 +156,9 @@ def _train(args: argparse.Namespace) -> int:
             raise CommandFailed(f"--{name.replace('_', '-')} must be above 0")
     if args.workers < 0:
         raise CommandFailed("--workers must be 0 or more")
+    if args.blend is not None and not args.reader_only:
+        raise CommandFailed("--blend goes with --reader-only: it blends a fine-tuned reader "
+                            "with the one it started from")
     designs = [d.strip() for d in args.designs.split(",") if d.strip()] if args.designs else None
     if args.finder_only:
         return _finder_tune(args, designs)
@@ -263,7 +272,8 @@ def _fine_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
     minutes = args.minutes if args.minutes != DEFAULT_MINUTES else READER_ONLY_MINUTES
     plan = FineTune(photos=args.photos, take=take, out=args.out, base=args.base,
                     seed=args.seed, minutes=minutes, steps=args.reader_steps or args.steps,
-                    designs=designs, fans=args.dense_fans or 0.0, threads=args.threads,
+                    designs=designs, fans=args.dense_fans or 0.0,
+                    blend=1.0 if args.blend is None else args.blend, threads=args.threads,
                     workers=args.workers, progress=not args.quiet,
                     log=lambda line: print(line, file=sys.stderr))
     report = _run(fine_tune, plan, args.out)["reader_fine_tune"]

@@ -60,6 +60,11 @@ from hardware.cards import CODES_BY_SUIT
 MAX_TILT = 40.0  # degrees the camera leans off straight down (the issue asks for 30; webcams lean more)
 VISIBLE = 0.6  # an index with less than this share in view gets no heat
 MIN_INDEX_PX = 5.0  # an index shorter than this (working pixels) is too small to ask for
+# a reader crop's index is read (its code the class) when this share of it shows, "not a card"
+# below the second figure, and drawn again in between; in a dense fan, where a neighbour's
+# edge crosses the index, a code needs more of it in view
+READ_SHARE = (0.7, 0.45)
+FAN_READ_SHARE = (0.9, 0.6)
 _NONE = CLASSES.index(NOT_A_CARD)
 # the reader learns a suit by its shape, not its colour: this share of the face-up cards in
 # its crops is printed in another ink colour (`scenes.recolour_ink`), and this share of its
@@ -312,8 +317,9 @@ def reader_sample(rng: np.random.Generator, art: Artwork, code: str | None = Non
     """One reader crop (uint8 [CROP_H, CROP_W, 3]) and its class id in `spec.CLASSES`: the
     code of the index it is cut around (`code` when given, else any), or `NOT_A_CARD` for a
     crop around something else (a card's middle, a back, the table, a covered index).
-    `fans` of the crops lie in a dense fan of their deck (`_fan_around`); with none, crop
-    *i* of a seed is what it was before the option existed."""
+    `fans` of the crops lie in a dense fan of their deck (`_fan_around`), read only when
+    `FAN_READ_SHARE` of the index shows; with none, crop *i* of a seed is what it was before
+    the option existed."""
     asked = code
     # the card's width where the crop is cut: from a 50 px card in a full frame (the crop
     # enlarges it) to one sharper than the crop needs (the crop shrinks it)
@@ -354,7 +360,8 @@ def reader_sample(rng: np.random.Generator, art: Artwork, code: str | None = Non
     card.quad = card.quad + shift
     if kind == "table":
         card.quad = card.quad + rng.choice([-1, 1], 2) * render_width * 1.6
-    if fans and rng.random() < fans:
+    fanned = bool(fans and rng.random() < fans)
+    if fanned:
         laid = _fan_around(rng, art, card, design, render_width, angle, canvas)
     else:
         laid = _scattered_around(rng, art, card, render_width, angle, canvas)
@@ -367,7 +374,8 @@ def reader_sample(rng: np.random.Generator, art: Artwork, code: str | None = Non
     if kind == "index":
         poly, _, _ = _index_geometry(card, box, card.to_picture())
         share = scenes.visible_share(canvas.owner, poly, card.who)
-        label = CLASSES.index(code) if share >= 0.7 else _NONE if share < 0.45 else -1
+        read, blank = FAN_READ_SHARE if fanned else READ_SHARE
+        label = CLASSES.index(code) if share >= read else _NONE if share < blank else -1
         if label == -1:  # half covered: neither a clear read nor clearly nothing; draw again
             return reader_sample(rng, art, asked, fans)
     if label == _NONE and _index_near(laid, card, centre, 0.2 * render_width):

@@ -13,8 +13,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import torch
+from onnx import numpy_helper
 from torch import nn
 
 from hardware.camera.learn.nets import Finder, Reader
@@ -91,3 +93,27 @@ def export_reader(net: Reader, path: Path, seed: int = 0) -> float:
                      {"crop": {0: "n"}, "logits": {0: "n"}})
     checks = [torch.rand(n, 3, CROP_H, CROP_W, generator=gen) for n in (1, 7)]
     return _write_checked(model, net, checks, path)
+
+
+def blend_weights(start: bytes, tuned: Path, share: float, path: Path) -> None:
+    """Write to `path` the network of `tuned` with every float weight taken `share` of the way
+    from `start`'s (an ONNX file's bytes) to `tuned`'s, (1 - share) * start + share * tuned,
+    on the exported (folded) weights, so the file is what the runtime reads. A fine-tune taken
+    only part of the way from where it started keeps more of what the start knew
+    (weight-space ensembling). The two must be one network's shape."""
+    if not 0.0 <= share <= 1.0:
+        raise ExportError(f"a blend's share is 0 to 1, not {share}")
+    first = {i.name: numpy_helper.to_array(i)
+             for i in onnx.load_model_from_string(start).graph.initializer}
+    model = onnx.load(str(tuned))
+    for k, init in enumerate(model.graph.initializer):
+        weight = numpy_helper.to_array(init)
+        if init.name not in first or first[init.name].shape != weight.shape:
+            raise ExportError(f"{tuned.name} is not the shape of the network it started from "
+                              f"({init.name})")
+        if weight.dtype.kind == "f":
+            mixed = ((1 - share) * first[init.name] + share * weight).astype(weight.dtype)
+            model.graph.initializer[k].CopyFrom(numpy_helper.from_array(mixed, init.name))
+    part = path.with_suffix(path.suffix + ".part")
+    part.write_bytes(model.SerializeToString())
+    part.replace(path)

@@ -6,6 +6,8 @@ set to pass through, with its statistics frozen) and goes on learning from batch
 synthetic crops (`data.reader_sample`, every design as in full training) with crops of real
 photographs labelled by `learn.photos` (`PHOTO_SHARE` of each batch), each re-cut with the
 runtime's jitter and another light. The finder is not touched: `corners.onnx` is copied over.
+With `blend` below 1 the reader written is taken only that share of the way from the start's
+weights to the fine-tuned ones (`export.blend_weights`).
 
 Reproducible from the seed as full training is: every sample is drawn from
 `default_rng([seed, 3, n])`, the photos are labelled by a fixed model, the weights start from
@@ -29,7 +31,7 @@ from torch import nn
 from torch.utils.data import Dataset
 
 from hardware.camera.learn import data
-from hardware.camera.learn.export import export_reader
+from hardware.camera.learn.export import blend_weights, export_reader
 from hardware.camera.learn.nets import Reader
 from hardware.camera.learn.photos import PhotoSet, label_photos, photo_files, real_crop
 from hardware.camera.learn.report import (
@@ -72,6 +74,7 @@ class FineTune:
     designs: list[str] | None = None  # synthetic designs; None: every training design
     variants: bool = True
     fans: float = 0.0  # share of the synthetic crops that lie in a dense fan (`data.reader_sample`)
+    blend: float = 1.0  # the reader written: (1 - blend) * the start + blend * the fine-tune
     threads: int = 1
     workers: int = 0
     eval_crops: int = 3000
@@ -146,6 +149,9 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
     `plan.out`. Returns the report."""
     if not 0.0 <= plan.fans <= 1.0:
         raise TrainError("--dense-fans is a share of the crops: 0 to 1")
+    if not 0.0 < plan.blend <= 1.0:
+        raise TrainError("--blend is how far the reader goes from its start toward its "
+                         "fine-tune: above 0, at most 1")
     started = time.monotonic()
     use_threads(plan.threads)
     torch.manual_seed(plan.seed)
@@ -153,6 +159,7 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
     base = plan.base or SHIPPED_MODEL
     if not (base / INDEX_FILE).is_file() or not (base / CORNERS_FILE).is_file():
         raise TrainError(f"{base}: no {INDEX_FILE} and {CORNERS_FILE} to start from")
+    start = (base / INDEX_FILE).read_bytes()  # the blend's start, though --out be --from
     net = load_reader(base / INDEX_FILE)
     try:
         photos = label_photos(photo_files(plan.photos, plan.take), settings, plan.progress)
@@ -167,9 +174,13 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
         art = data.Artwork.load(names, progress=plan.progress, variants=plan.variants)
     except ValueError as e:
         raise TrainError(str(e)) from None
-    before: dict[str, Any] = {"photo_accuracy": photo_accuracy(net, photos, settings, plan.seed)}
     scoring, scored_on = _scoring_artwork(Plan(progress=plan.progress, log=plan.log), art)
-    before["held_out"] = evaluate_reader(net, scoring, plan.eval_crops, plan.seed)
+
+    def scores(net: Reader) -> dict[str, Any]:
+        return {"photo_accuracy": photo_accuracy(net, photos, settings, plan.seed),
+                "held_out": evaluate_reader(net, scoring, plan.eval_crops, plan.seed)}
+
+    before = scores(net)
 
     net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     length = plan.batch * (plan.steps or 10 ** 9)
@@ -183,11 +194,16 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
     figures["onnx_max_difference"] = export_reader(net, plan.out / INDEX_FILE, plan.seed)
     if (plan.out / CORNERS_FILE).resolve() != (base / CORNERS_FILE).resolve():
         shutil.copyfile(base / CORNERS_FILE, plan.out / CORNERS_FILE)
-    after = {"photo_accuracy": photo_accuracy(net, photos, settings, plan.seed),
-             "held_out": evaluate_reader(net, scoring, plan.eval_crops, plan.seed)}
+    after = scores(net)
+    blended: dict[str, Any] = {}
+    if plan.blend < 1.0:
+        blend_weights(start, plan.out / INDEX_FILE, plan.blend, plan.out / INDEX_FILE)
+        blended = {"after_unblended": after}
+        after = scores(load_reader(plan.out / INDEX_FILE))
     report = with_fine_tune(base, "reader_fine_tune", fine_tune_record(
         plan.seed, plan.base, art.names, plan.lr, started, photos_folder=plan.photos.name,
         **photos.summary(), photo_share_of_batch=PHOTO_SHARE, dense_fan_share=plan.fans,
-        fit=figures, scored_on=scored_on, before=before, after=after))
+        blend=plan.blend, fit=figures, scored_on=scored_on, before=before, after=after,
+        **blended))
     write_report(plan.out / REPORT_FILE, report)
     return report

@@ -247,6 +247,39 @@ def test_a_fan_crop_lies_among_its_decks_cards_a_strip_apart(art: Artwork) -> No
     assert 0.1 < labels.count(CLASSES.index(NOT_A_CARD)) / len(labels) < 0.6
     assert len(set(labels)) > 30
 
+def _labels_and_shares(art: Artwork, fans: float, monkeypatch: pytest.MonkeyPatch,
+                       count: int) -> list[tuple[int, float]]:
+    """Each crop's label with the share of its index in view, where one was measured: the
+    real `visible_share` is watched, not replaced."""
+    seen: list[float] = []
+    real = scenes.visible_share
+
+    def watched(*args: object, **kwargs: object) -> float:
+        seen.append(real(*args, **kwargs))
+        return seen[-1]
+
+    monkeypatch.setattr(scenes, "visible_share", watched)
+    rng, out = np.random.default_rng(5), []
+    for _ in range(count):
+        seen.clear()
+        _, label = reader_sample(rng, art, fans=fans)
+        if seen and label != CLASSES.index(NOT_A_CARD):
+            out.append((label, seen[-1]))
+    return out
+
+
+def test_a_fan_crop_is_read_only_when_nearly_all_its_index_shows(
+        art: Artwork, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a dense fan a neighbour's edge crosses the index: a crop there is labelled with its
+    code only when `FAN_READ_SHARE` of the index shows; elsewhere `READ_SHARE` is enough."""
+    fanned = _labels_and_shares(art, 1.0, monkeypatch, 120)
+    assert len(fanned) > 40
+    assert min(share for _, share in fanned) >= data.FAN_READ_SHARE[0]
+    apart = _labels_and_shares(art, 0.0, monkeypatch, 400)
+    assert min(share for _, share in apart) >= data.READ_SHARE[0]
+    assert any(share < data.FAN_READ_SHARE[0] for _, share in apart)
+
+
 def test_under_a_tilted_camera_both_indices_point_at_one_centre(art: Artwork) -> None:
     rng = np.random.default_rng(9)
     for _ in range(5):

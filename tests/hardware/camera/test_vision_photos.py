@@ -11,7 +11,9 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import onnx
 import pytest
+from onnx import numpy_helper
 
 if importlib.util.find_spec("torch") is None:
     pytest.skip("SKIPPED LOUDLY: PyTorch is not installed (pip install -e '.[train]'): "
@@ -21,7 +23,7 @@ import torch  # noqa: E402
 
 from dealer_assist.cli import main  # noqa: E402
 from dealer_assist.commands.vision_train import photo_names  # noqa: E402
-from hardware.camera.learn.export import session  # noqa: E402
+from hardware.camera.learn.export import ExportError, blend_weights, session  # noqa: E402
 from hardware.camera.learn.finetune import FineTune, fine_tune, load_reader  # noqa: E402
 from hardware.camera.learn.photos import (  # noqa: E402
     KEEP_SHARE,
@@ -104,10 +106,15 @@ def labelled(faces: dict, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _tiny(photos: Path, out: Path, take: list[str] | None = None, fans: float = 0.0) -> FineTune:
+def _tiny(photos: Path, out: Path, take: list[str] | None = None, fans: float = 0.0,
+          blend: float = 1.0) -> FineTune:
     return FineTune(photos=photos, take=take, out=out, steps=3, batch=16,
-                    designs=[SYNTHETIC], variants=False, fans=fans, eval_crops=32,
+                    designs=[SYNTHETIC], variants=False, fans=fans, blend=blend, eval_crops=32,
                     progress=False, log=lambda _: None)
+
+
+def _weights(path: Path) -> dict[str, np.ndarray]:
+    return {i.name: numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
 
 
 def test_a_tiny_fine_tune_runs_end_to_end(labelled: Path, tmp_path: Path) -> None:
@@ -133,6 +140,38 @@ def test_a_tiny_fine_tune_runs_end_to_end(labelled: Path, tmp_path: Path) -> Non
     fans = fine_tune(_tiny(labelled, tmp_path / "fans", ["001", "002"], fans=1.0))
     assert fans["reader_fine_tune"]["dense_fan_share"] == 1.0
     assert fans["reader_fine_tune"]["fit"]["first_loss"] != report["fit"]["first_loss"]
+    # --blend: the reader written lies that share of the way from the start to the fine-tune
+    half = fine_tune(_tiny(labelled, tmp_path / "half", ["001", "002"], blend=0.5))
+    record = half["reader_fine_tune"]
+    assert record["blend"] == 0.5 and report["blend"] == 1.0 and "after_unblended" not in report
+    assert record["after_unblended"]["photo_accuracy"] == pytest.approx(
+        report["after"]["photo_accuracy"], abs=0.05)
+    start, tuned = _weights(MODEL / INDEX_FILE), _weights(out / INDEX_FILE)
+    moved = 0.0
+    for name, weight in _weights(tmp_path / "half" / INDEX_FILE).items():
+        assert np.allclose(weight, (start[name] + tuned[name]) / 2, atol=1e-5), name
+        moved = max(moved, float(np.abs(tuned[name] - start[name]).max()))
+    assert moved > 1e-3  # three steps moved the weights: the blend is not the start itself
+
+
+def test_a_blend_mixes_two_readers_weight_by_weight(tmp_path: Path) -> None:
+    start = (MODEL / INDEX_FILE).read_bytes()
+    other = tmp_path / "other.onnx"
+    model = onnx.load(str(MODEL / INDEX_FILE))
+    for k, init in enumerate(model.graph.initializer):
+        weight = numpy_helper.to_array(init)
+        model.graph.initializer[k].CopyFrom(numpy_helper.from_array(weight + 1, init.name))
+    other.write_bytes(model.SerializeToString())
+    blend_weights(start, other, 0.25, tmp_path / "mixed.onnx")
+    first, mixed = _weights(MODEL / INDEX_FILE), _weights(tmp_path / "mixed.onnx")
+    assert set(mixed) == set(first)
+    for name, weight in mixed.items():
+        assert np.allclose(weight, first[name] + 0.25, atol=1e-5), name
+    with pytest.raises(ExportError, match="0 to 1"):
+        blend_weights(start, other, 1.5, tmp_path / "no.onnx")
+    with pytest.raises(ExportError, match="not the shape"):
+        blend_weights(start, MODEL / CORNERS_FILE, 0.5, tmp_path / "no.onnx")
+    assert not (tmp_path / "no.onnx").exists()
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -140,6 +179,8 @@ def test_a_tiny_fine_tune_runs_end_to_end(labelled: Path, tmp_path: Path) -> Non
     (["--photos", "somewhere"], "go with --reader-only"),
     (["--reader-only", "--photos", "/nonexistent/photos"], "no such folder"),
     (["--reader-only", "--photos", ".", "--take", "9-3"], "runs backwards"),
+    (["--blend", "0.5"], "--blend goes with --reader-only"),
+    (["--reader-only", "--photos", ".", "--blend", "0"], "--blend is how far"),
 ])
 def test_bad_fine_tune_arguments_give_a_clear_error(args: list[str], message: str,
                                                     tmp_path: Path, capsys) -> None:
