@@ -220,7 +220,6 @@ def test_same_seed_same_sample(art: Artwork) -> None:
     assert not np.array_equal(fan1, crop1)
 
 
-
 def test_a_fan_crop_lies_among_its_decks_cards_a_strip_apart(art: Artwork) -> None:
     """`fans` lays the crop's card in a dense fan of its own deck: one to four cards under it
     to its left, none to three on it to its right, each a tenth to a quarter of a card width
@@ -246,6 +245,7 @@ def test_a_fan_crop_lies_among_its_decks_cards_a_strip_apart(art: Artwork) -> No
     labels = [reader_sample(rng, art, fans=1.0)[1] for _ in range(200)]
     assert 0.1 < labels.count(CLASSES.index(NOT_A_CARD)) / len(labels) < 0.6
     assert len(set(labels)) > 30
+
 
 def _labels_and_shares(art: Artwork, fans: float, monkeypatch: pytest.MonkeyPatch,
                        count: int) -> list[tuple[int, float]]:
