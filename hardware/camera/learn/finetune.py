@@ -3,7 +3,7 @@
 The reader starts from a trained model's `index.onnx` (its weights loaded back into the
 PyTorch `Reader`: each exported convolution carries its folded BatchNorm, so the BatchNorm is
 set to pass through, with its statistics frozen) and goes on learning from batches that mix
-synthetic crops (`data.reader_sample`, every design as in full training) with crops of real
+synthetic crops (`crops.reader_sample`, every design as in full training) with crops of real
 photographs labelled by `learn.photos` (`PHOTO_SHARE` of each batch), each re-cut with the
 runtime's jitter and another light. The finder is not touched: `corners.onnx` is copied over.
 With `blend` below 1 the reader written is taken only that share of the way from the start's
@@ -30,7 +30,7 @@ from onnx import numpy_helper
 from torch import nn
 from torch.utils.data import Dataset
 
-from hardware.camera.learn import data
+from hardware.camera.learn import crops, data
 from hardware.camera.learn.export import blend_weights, export_reader
 from hardware.camera.learn.nets import Reader
 from hardware.camera.learn.photos import PhotoSet, label_photos, photo_files, real_crop
@@ -73,7 +73,7 @@ class FineTune:
     lr: float = 5e-4
     designs: list[str] | None = None  # synthetic designs; None: every training design
     variants: bool = True
-    fans: float = 0.0  # share of the synthetic crops that lie in a dense fan (`data.reader_sample`)
+    fans: float = 0.0  # share of the synthetic crops that lie in a dense fan (`crops.reader_sample`)
     blend: float = 1.0  # the reader written: (1 - blend) * the start + blend * the fine-tune
     threads: int = 1
     workers: int = 0
@@ -126,7 +126,7 @@ class _Mixed(Dataset):
             one = self.photos.indices[int(rng.integers(len(self.photos.indices)))]
             crop = real_crop(self.photos.frames[one.photo], one.spot, rng, self.width)
             return crop, CLASSES.index(one.code)
-        return data.reader_sample(rng, self.art, fans=self.fans)
+        return crops.reader_sample(rng, self.art, fans=self.fans)
 
 
 def photo_accuracy(net: Reader, photos: PhotoSet, settings: Settings, seed: int) -> float | None:

@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from hardware.camera.find import IndexSpot
-from hardware.camera.learn.data import SHIFT_SPREAD, TURN_MOST, TURN_SPREAD, WIDTH_SPREAD
+from hardware.camera.learn.crops import SHIFT_SPREAD, TURN_MOST, TURN_SPREAD, WIDTH_SPREAD
 from hardware.camera.model.crop import cut_index
 from hardware.camera.model.settings import Settings
 from hardware.camera.model.spec import CLASSES, NOT_A_CARD

@@ -14,12 +14,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from hardware.camera.learn.crops import reader_sample
 from hardware.camera.learn.data import (
     Artwork,
     FinderSample,
     designs_for_training,
     finder_sample,
-    reader_sample,
 )
 from hardware.camera.model.spec import (
     CLASSES,

@@ -20,7 +20,8 @@ import orjson
 import torch
 from torch.nn import functional as F
 
-from hardware.camera.learn.data import Artwork, finder_sample, reader_sample
+from hardware.camera.learn.crops import reader_sample
+from hardware.camera.learn.data import Artwork, finder_sample
 from hardware.camera.learn.nets import Finder, Reader
 from hardware.camera.model.spec import (
     CLASSES,

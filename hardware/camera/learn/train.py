@@ -33,7 +33,7 @@ from torch.nn import functional as F
 from torch.utils.data import DataLoader, Dataset
 from tqdm import tqdm
 
-from hardware.camera.learn import data
+from hardware.camera.learn import crops, data
 from hardware.camera.learn.export import export_finder, export_reader
 from hardware.camera.learn.nets import READER_CHANNELS, Finder, Reader, parameter_count
 from hardware.camera.learn.report import (
@@ -129,7 +129,7 @@ class _ReaderData(Dataset):
         return self.length
 
     def __getitem__(self, i: int) -> tuple[np.ndarray, int]:
-        return data.reader_sample(np.random.default_rng([self.seed, _READER_STREAM, i]), self.art)
+        return crops.reader_sample(np.random.default_rng([self.seed, _READER_STREAM, i]), self.art)
 
 
 def use_threads(threads: int) -> None:
@@ -437,7 +437,7 @@ def train(plan: Plan) -> dict[str, Any]:
         "enrolled": str(plan.faces) if plan.faces else None,
         "scored_on": scored_on,
         "minutes_budget": plan.minutes,
-        "data": {"recoloured_ink_share": data.RECOLOUR, "grey_crop_share": data.GREY,
+        "data": {"recoloured_ink_share": crops.RECOLOUR, "grey_crop_share": crops.GREY,
                  "backs": len(art.backs), "dense_fan_share": plan.dense_fans},
         **finder_report,
         **reader_report,

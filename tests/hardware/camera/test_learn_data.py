@@ -8,9 +8,10 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera.learn import data, scenes
+from hardware.camera.learn import crops, data, scenes
 from hardware.camera.learn.artwork import plain_backs
-from hardware.camera.learn.data import Artwork, Card, compose, finder_sample, reader_sample
+from hardware.camera.learn.crops import reader_sample
+from hardware.camera.learn.data import Artwork, Card, compose, finder_sample
 from hardware.camera.model.crop import cut_index
 from hardware.camera.model.spec import (
     CLASSES,
@@ -107,7 +108,7 @@ def _lay(art: Artwork, cards: list[Card]) -> tuple[data.FinderSample, list]:
 
 def _index_centres(card) -> list[np.ndarray]:
     matrix = card.to_picture()
-    return [data._index_geometry(card, box, matrix)[1] for box in card.face.indices]
+    return [data.index_geometry(card, box, matrix)[1] for box in card.face.indices]
 
 
 def _cell(at: np.ndarray) -> tuple[int, int]:
@@ -163,7 +164,7 @@ def _reference(art: Artwork, code: str) -> np.ndarray:
     """A clean upright crop of `code`'s top-left index, cut the runtime's way."""
     sample, laid = _lay(art, [Card(code, (192.0, 192.0), 150.0, 0.0)])
     matrix = laid[0].to_picture()
-    _, at, up = data._index_geometry(laid[0], laid[0].face.indices[0], matrix)
+    _, at, up = data.index_geometry(laid[0], laid[0].face.indices[0], matrix)
     return cut_index(sample.image, (float(at[0]), float(at[1])), (float(up[0]), float(up[1])), 150.0)
 
 
@@ -226,12 +227,12 @@ def test_a_fan_crop_lies_among_its_decks_cards_a_strip_apart(art: Artwork) -> No
     past the last (a few degrees' turn and a little slip aside), drawn bottom first."""
     rng = np.random.default_rng(2)
     for _ in range(6):
-        face, code = data._pick_face(rng, art, 0)
+        face, code = data.pick_face(rng, art, 0)
         quad = data.card_corners(np.array([300.0, 300.0]), 100.0, face.aspect, 30.0)
-        card = data._Laid(face, code, quad, 0)
+        card = data.Laid(face, code, quad, 0)
         canvas = data.Canvas.over(data.background(rng, art.bank, (600, 600), layout=0.0,
                                                   second=0.0))
-        laid = data._fan_around(rng, art, card, 0, 100.0, 30.0, canvas)
+        laid = crops._fan_around(rng, art, card, 0, 100.0, 30.0, canvas)
         k = next(i for i, c in enumerate(laid) if c is card)
         assert 1 <= k <= 4 and len(laid) - k - 1 <= 3
         assert [c.who for c in laid] == list(range(len(laid)))
@@ -274,10 +275,10 @@ def test_a_fan_crop_is_read_only_when_nearly_all_its_index_shows(
     code only when `FAN_READ_SHARE` of the index shows; elsewhere `READ_SHARE` is enough."""
     fanned = _labels_and_shares(art, 1.0, monkeypatch, 120)
     assert len(fanned) > 40
-    assert min(share for _, share in fanned) >= data.FAN_READ_SHARE[0]
+    assert min(share for _, share in fanned) >= crops.FAN_READ_SHARE[0]
     apart = _labels_and_shares(art, 0.0, monkeypatch, 400)
-    assert min(share for _, share in apart) >= data.READ_SHARE[0]
-    assert any(share < data.FAN_READ_SHARE[0] for _, share in apart)
+    assert min(share for _, share in apart) >= crops.READ_SHARE[0]
+    assert any(share < crops.FAN_READ_SHARE[0] for _, share in apart)
 
 
 def test_under_a_tilted_camera_both_indices_point_at_one_centre(art: Artwork) -> None:
