@@ -212,7 +212,7 @@ def _train(args: argparse.Namespace) -> int:
 def _run(step: Callable[[Any], dict[str, Any]], plan: Any, out: Path) -> dict[str, Any]:
     """A training step's report; its refusals, and a model folder it cannot write, as the
     command's clear error."""
-    from hardware.camera.learn.train import TrainError
+    from hardware.camera.learn.fit import TrainError
 
     try:
         return step(plan)

@@ -3,7 +3,8 @@
 Two small networks trained on randomised renders of many card designs (`model/spec.py` is
 their contract, `docs/vision.md` the whole story): the finder (`find.py`) sees where the
 corner indices and the card backs are; the reader (`read.py`) reads each index from an
-upright crop of the full-resolution frame and merges the reads of one card. Any standard
+upright crop of the full-resolution frame; the merge (`merge.py`) makes one sighting of
+the reads of one card. Any standard
 French-suited deck with English indices is read with no enrolment and no calibration.
 
     recognize = Recognizer()          # the shipped model; loaded on the first frame
@@ -17,8 +18,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hardware.camera.find import Finder, ModelMissing
+from hardware.camera.merge import Sighting, merge
 from hardware.camera.model.settings import Settings
-from hardware.camera.read import Reader, Sighting, merge
+from hardware.camera.read import Reader
 
 __all__ = ["ModelMissing", "Recognizer", "Settings", "Sighting"]
 

@@ -27,6 +27,7 @@ from torch import nn
 
 from hardware.camera.learn import data
 from hardware.camera.learn.export import export_finder
+from hardware.camera.learn.fit import Budget, TrainError, batches, finder_loss, fit, use_threads
 from hardware.camera.learn.nets import Finder
 from hardware.camera.learn.report import (
     SHIPPED_MODEL,
@@ -35,17 +36,7 @@ from hardware.camera.learn.report import (
     with_fine_tune,
     write_report,
 )
-from hardware.camera.learn.train import (
-    Plan,
-    TrainError,
-    _batches,
-    _Budget,
-    _FinderData,
-    _scoring_artwork,
-    finder_loss,
-    fit,
-    use_threads,
-)
+from hardware.camera.learn.train import FinderData, Plan, scoring_artwork
 from hardware.camera.model.spec import CORNERS_FILE, INDEX_FILE, REPORT_FILE
 
 _STREAM = 4
@@ -153,15 +144,15 @@ def finder_tune(plan: FinderTune) -> dict[str, Any]:
         art = data.Artwork.load(names, progress=plan.progress, variants=plan.variants)
     except ValueError as e:
         raise TrainError(str(e)) from None
-    scoring, scored_on = _scoring_artwork(Plan(eval_designs=plan.eval_designs, progress=plan.progress,
-                                            log=plan.log), art)
+    scoring, scored_on = scoring_artwork(Plan(eval_designs=plan.eval_designs, progress=plan.progress,
+                                           log=plan.log), art)
     before = evaluate_finder(net, scoring, plan.eval_pictures, plan.seed, plan.eval_size)
 
     net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     length = plan.batch * (plan.steps or 10 ** 9)
-    pictures = _FinderData(art, plan.seed, plan.size, length, plan.dense_fans, _STREAM)
-    loader = _batches(pictures, plan.batch, plan.workers)
-    figures = fit(net, loader, finder_loss, _Budget(plan.steps, plan.minutes * 60), plan.lr,
+    pictures = FinderData(art, plan.seed, plan.size, length, plan.dense_fans, _STREAM)
+    loader = batches(pictures, plan.batch, plan.workers)
+    figures = fit(net, loader, finder_loss, Budget(plan.steps, plan.minutes * 60), plan.lr,
                   "finder (fine-tune)", plan.progress, frozen_norms=True)
     net = net.to(memory_format=torch.contiguous_format)
     plan.out.mkdir(parents=True, exist_ok=True)

@@ -32,6 +32,7 @@ from torch.utils.data import Dataset
 
 from hardware.camera.learn import crops, data
 from hardware.camera.learn.export import blend_weights, export_reader
+from hardware.camera.learn.fit import Budget, TrainError, batches, fit, reader_loss, use_threads
 from hardware.camera.learn.nets import Reader
 from hardware.camera.learn.photos import PhotoSet, label_photos, photo_files, real_crop
 from hardware.camera.learn.report import (
@@ -41,16 +42,7 @@ from hardware.camera.learn.report import (
     with_fine_tune,
     write_report,
 )
-from hardware.camera.learn.train import (
-    Plan,
-    TrainError,
-    _batches,
-    _Budget,
-    _scoring_artwork,
-    fit,
-    reader_loss,
-    use_threads,
-)
+from hardware.camera.learn.train import Plan, scoring_artwork
 from hardware.camera.model.settings import Settings
 from hardware.camera.model.spec import CLASSES, CORNERS_FILE, INDEX_FILE, REPORT_FILE
 
@@ -174,7 +166,7 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
         art = data.Artwork.load(names, progress=plan.progress, variants=plan.variants)
     except ValueError as e:
         raise TrainError(str(e)) from None
-    scoring, scored_on = _scoring_artwork(Plan(progress=plan.progress, log=plan.log), art)
+    scoring, scored_on = scoring_artwork(Plan(progress=plan.progress, log=plan.log), art)
 
     def scores(net: Reader) -> dict[str, Any]:
         return {"photo_accuracy": photo_accuracy(net, photos, settings, plan.seed),
@@ -184,9 +176,9 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
 
     net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     length = plan.batch * (plan.steps or 10 ** 9)
-    loader = _batches(_Mixed(art, photos, plan.seed, length, settings.crop_card_width,
+    loader = batches(_Mixed(art, photos, plan.seed, length, settings.crop_card_width,
                              plan.fans), plan.batch, plan.workers)
-    budget = _Budget(plan.steps, plan.minutes * 60)
+    budget = Budget(plan.steps, plan.minutes * 60)
     figures = fit(net, loader, reader_loss, budget, plan.lr, "reader (fine-tune)",
                   plan.progress, frozen_norms=True)
     net = net.to(memory_format=torch.contiguous_format)

@@ -5,7 +5,7 @@ shows, as in `../shared/vision-real-dev/`) says which cards lie in it, not where
 are put on the indices by the model itself:
 
 1. the finder (`corners.onnx`) finds the corner indices, the reader (`index.onnx`) gives each
-   its 53 probabilities, and the runtime's merge (`read._cards`) groups the reads into cards;
+   its 53 probabilities, and the runtime's merge (`merge.group_cards`) groups the reads into cards;
 2. each card's probabilities are averaged over its reads and narrowed to the photo's codes;
 3. the photo's codes are assigned to the cards one to one, greedily, surest pair first (a
    code and a card each taken once);
@@ -33,10 +33,11 @@ import numpy as np
 
 from hardware.camera.find import IndexSpot
 from hardware.camera.learn.crops import SHIFT_SPREAD, TURN_MOST, TURN_SPREAD, WIDTH_SPREAD
+from hardware.camera.merge import group_cards
 from hardware.camera.model.crop import cut_index
 from hardware.camera.model.settings import Settings
 from hardware.camera.model.spec import CLASSES, NOT_A_CARD
-from hardware.camera.read import Read, _cards, crops, softmax
+from hardware.camera.read import Read, crops, softmax
 
 KEEP_SHARE = 0.6  # of the card's probability over the photo's codes
 KEEP_PROB = 0.2  # of the card's raw (53-class) probability for the code
@@ -133,7 +134,7 @@ def label_photos(files: list[tuple[Path, Path]], settings: Settings,
         by_spot = {id(s): p for s, p in zip(spots, probs, strict=True)}
         reads = [Read(s, CLASSES[int(p.argmax())], float(p.max()))
                  for s, p in zip(spots, probs, strict=True)]
-        cards = _cards(reads, grouping)
+        cards = group_cards(reads, grouping)
         means = [np.mean([by_spot[id(r.spot)] for r in c.reads], axis=0) for c in cards]
         for k, code in assign(means, codes):
             kept += 1

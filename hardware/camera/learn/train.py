@@ -8,19 +8,15 @@ it. Weights start from `torch.manual_seed(seed)`. With fixed step counts a run i
 last decimals); with a time budget the number of steps follows the machine's speed (report.json
 records it, and `--finder-steps/--reader-steps` repeat it exactly).
 
-Losses: the finder's heat channels (index centres, card backs) use the CenterNet focal loss
-(a true centre is a positive; the penalty near a centre is reduced by (1 - target)^4), its
-geometry channels an L1 loss over the cells `geo_mask` marks, normalised by the mask's sum.
-The reader uses cross-entropy with label smoothing 0.05. AdamW, warm-up then cosine decay.
+The loop, the losses and the learning rate are `learn.fit`'s.
 """
 
 from __future__ import annotations
 
-import math
 import platform
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,13 +24,19 @@ from typing import Any
 import cv2
 import numpy as np
 import torch
-from torch import nn
-from torch.nn import functional as F
-from torch.utils.data import DataLoader, Dataset
-from tqdm import tqdm
+from torch.utils.data import Dataset
 
 from hardware.camera.learn import crops, data
 from hardware.camera.learn.export import export_finder, export_reader
+from hardware.camera.learn.fit import (
+    Budget,
+    TrainError,
+    batches,
+    finder_loss,
+    fit,
+    reader_loss,
+    use_threads,
+)
 from hardware.camera.learn.nets import READER_CHANNELS, Finder, Reader, parameter_count
 from hardware.camera.learn.report import (
     evaluate_finder,
@@ -43,29 +45,15 @@ from hardware.camera.learn.report import (
     previous_report,
     write_report,
 )
-from hardware.camera.model.spec import (
-    CORNERS_FILE,
-    HEAT_BACK,
-    HEAT_INDEX,
-    INDEX_FILE,
-    MAP_CHANNELS,
-    REPORT_FILE,
-)
+from hardware.camera.model.spec import CORNERS_FILE, INDEX_FILE, REPORT_FILE
 from hardware.camera.synth.decks import DESIGNS, HELD_OUT, missing_card_art
 from hardware.cards import CODES_BY_SUIT
 
-GEOMETRY = slice(2, MAP_CHANNELS)  # UP_COS .. TO_CENTRE_Y follow the two heat channels
 FINDER_SHARE = 0.72  # of the time budget; the reader gets READER_SHARE, the rest loads/scores
 READER_SHARE = 0.22
 DEFAULT_MINUTES = 100.0
 _FINDER_STREAM, _READER_STREAM = 1, 2
 HOUSE = "house"  # the design name of an enrolled deck
-
-assert (HEAT_INDEX, HEAT_BACK) == (0, 1), "the losses take the heat as channels 0 and 1"
-
-
-class TrainError(Exception):
-    """A training run that cannot start or go on; the message says why."""
 
 
 @dataclass
@@ -102,7 +90,7 @@ class Plan:
 # ------------------------------------------------------------------------------------ data
 
 
-class _FinderData(Dataset):
+class FinderData(Dataset):
     """The finder's pictures, `dense` of them (a share) the fans of a bridge deal; with none,
     picture i is the same as before the share existed."""
 
@@ -130,162 +118,6 @@ class _ReaderData(Dataset):
 
     def __getitem__(self, i: int) -> tuple[np.ndarray, int]:
         return crops.reader_sample(np.random.default_rng([self.seed, _READER_STREAM, i]), self.art)
-
-
-def use_threads(threads: int) -> None:
-    """PyTorch on `threads` threads; OpenCV on one, before any picture is drawn: a data worker
-    forked after OpenCV's thread pool has started hangs in it (a fine-tune draws its "before"
-    scores first)."""
-    torch.set_num_threads(max(1, threads))
-    cv2.setNumThreads(1)
-
-
-def _worker_init(_: int) -> None:
-    cv2.setNumThreads(1)
-    torch.set_num_threads(1)
-
-
-def _batches(dataset: Dataset, batch: int, workers: int) -> DataLoader:
-    """Batches in sample order; workers (forked, so the card art is shared, not copied) draw
-    ahead of the training step."""
-    extra: dict[str, Any] = {}
-    if workers > 0:
-        extra = {"multiprocessing_context": "fork", "prefetch_factor": 4,
-                 "worker_init_fn": _worker_init}
-    return DataLoader(dataset, batch_size=batch, shuffle=False, num_workers=workers,
-                      drop_last=True, **extra)
-
-
-# ---------------------------------------------------------------------------------- losses
-
-
-def _floats(images: torch.Tensor) -> torch.Tensor:
-    """uint8 [N, H, W, 3] -> float [N, 3, H, W] in [0, 1], stored channels-last (faster
-    convolutions on the CPU)."""
-    return images.permute(0, 3, 1, 2).float().div(255.0).contiguous(
-        memory_format=torch.channels_last)
-
-
-def focal_heat_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """CenterNet's focal loss over heat logits [N, C, H, W] against Gaussian-bump targets,
-    normalised by the number of true centres (cells at 1.0)."""
-    positive = target >= 0.999
-    p = torch.sigmoid(logits)
-    pos = (1 - p).pow(2) * -F.logsigmoid(logits)
-    neg = (1 - target).pow(4) * p.pow(2) * -F.logsigmoid(-logits)
-    total = torch.where(positive, pos, neg).sum()
-    return total / positive.sum().clamp(min=1)
-
-
-def geometry_loss(raw: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Mean L1 over the geometry channels at the cells `mask` [N, H, W] marks (weighted by it)."""
-    diff = (raw[:, GEOMETRY] - target[:, GEOMETRY]).abs() * mask[:, None]
-    return diff.sum() / (mask.sum() * diff.shape[1]).clamp(min=1e-6)
-
-
-def finder_loss(net: Finder, batch: list[torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
-    images, maps, mask = batch
-    raw = net.forward_train(_floats(images))
-    heat = focal_heat_loss(raw[:, :2], maps[:, :2])
-    geo = geometry_loss(raw, maps, mask)
-    return heat + geo, {"heat": heat.detach().item(), "geometry": geo.detach().item()}
-
-
-def reader_loss(net: Reader, batch: list[torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
-    crops, labels = batch
-    logits = net(_floats(crops))
-    loss = F.cross_entropy(logits, labels.long(), label_smoothing=0.05)
-    return loss, {}
-
-
-# ------------------------------------------------------------------------------------ loop
-
-
-@dataclass
-class _Budget:
-    steps: int | None
-    seconds: float
-
-    def progress(self, step: int, elapsed: float) -> float:
-        if self.steps is not None:
-            return step / self.steps
-        return elapsed / self.seconds
-
-
-def _learning_rate(base: float, progress: float) -> float:
-    """Linear warm-up over the first 3%, then cosine down to 2% of `base`."""
-    if progress < 0.03:
-        return base * (0.1 + 0.9 * progress / 0.03)
-    t = min(1.0, (progress - 0.03) / 0.97)
-    return base * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * t)))
-
-
-def fit(net: nn.Module, loader: DataLoader, loss_fn: Callable[..., tuple[torch.Tensor,
-        dict[str, float]]], budget: _Budget, lr: float, name: str, progress: bool,
-        frozen_norms: bool = False) -> dict[str, Any]:
-    """Train `net` until the budget is spent; returns its figures (losses, steps, speed).
-    `frozen_norms`: BatchNorm layers stay in eval mode (fine-tuning a network whose
-    BatchNorm was folded into its convolutions)."""
-    net.train()
-    if frozen_norms:
-        for module in net.modules():
-            if isinstance(module, nn.BatchNorm2d):
-                module.eval()
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    losses: list[float] = []
-    parts: dict[str, list[float]] = {}
-    step, waited, start = 0, 0.0, time.monotonic()
-    bar = tqdm(total=budget.steps or 100, desc=name, unit="step" if budget.steps else "%",
-               disable=not progress, dynamic_ncols=True, mininterval=2.0)
-    batches: Iterator[list[torch.Tensor]] = iter(loader)
-    while True:
-        done = budget.progress(step, time.monotonic() - start)
-        if done >= 1.0:
-            break
-        ask = time.monotonic()
-        try:
-            batch = next(batches)
-        except StopIteration:
-            break
-        waited += time.monotonic() - ask
-        for group in opt.param_groups:
-            group["lr"] = _learning_rate(lr, done)
-        loss, extra = loss_fn(net, batch)
-        value = loss.detach().item()
-        if not math.isfinite(value):
-            raise TrainError(f"{name}: the loss became {value} at step {step}")
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(net.parameters(), 5.0)
-        opt.step()
-        losses.append(value)
-        for key, part in extra.items():
-            parts.setdefault(key, []).append(part)
-        step += 1
-        bar.set_postfix(loss=f"{np.mean(losses[-20:]):.4f}", step=step, refresh=False)
-        bar.n = step if budget.steps else min(100, int(100 * budget.progress(
-            step, time.monotonic() - start)))
-        bar.refresh()
-    bar.close()
-    del batches  # stops the workers
-    net.eval()
-    seconds = time.monotonic() - start
-    if not losses:
-        raise TrainError(f"{name}: no training step ran (the budget is too small)")
-    tail = max(1, len(losses) // 10)
-    return {
-        "steps": step,
-        "batch": loader.batch_size,
-        "samples": step * int(loader.batch_size or 1),
-        "seconds": round(seconds, 1),
-        "samples_per_s": round(step * int(loader.batch_size or 1) / max(seconds, 1e-9), 2),
-        "data_wait_share": round(waited / max(seconds, 1e-9), 3),
-        "first_loss": losses[0],
-        "final_loss": round(float(np.mean(losses[-tail:])), 5),
-        "final_parts": {k: round(float(np.mean(v[-tail:])), 5) for k, v in parts.items()},
-        "loss_curve": [round(float(np.mean(losses[i:i + tail])), 5)
-                       for i in range(0, len(losses), tail)],
-    }
 
 
 # ----------------------------------------------------------------------------------- run
@@ -344,7 +176,7 @@ def _enrol(art: data.Artwork, faces: dict[str, np.ndarray], log: Callable[[str],
         + (f"; no picture of {', '.join(missing)}" if missing else ""))
 
 
-def _scoring_artwork(plan: Plan, training: data.Artwork) -> tuple[data.Artwork, str]:
+def scoring_artwork(plan: Plan, training: data.Artwork) -> tuple[data.Artwork, str]:
     """The art the figures are taken on: the held-out designs, or (where their art or the data
     module refuses them) the training designs, said so in the report."""
     names = plan.eval_designs if plan.eval_designs is not None else list(HELD_OUT)
@@ -368,9 +200,9 @@ def _train_finder(plan: Plan, art: data.Artwork, seconds: float
     plan.out; its figures for the report."""
     finder = Finder().to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     length = plan.finder_batch * (plan.finder_steps or 10 ** 9)
-    pictures = _FinderData(art, plan.seed, plan.finder_size, length, plan.dense_fans)
-    figures = fit(finder, _batches(pictures, plan.finder_batch, plan.workers),
-                  finder_loss, _Budget(plan.finder_steps, seconds), plan.finder_lr, "finder",
+    pictures = FinderData(art, plan.seed, plan.finder_size, length, plan.dense_fans)
+    figures = fit(finder, batches(pictures, plan.finder_batch, plan.workers),
+                  finder_loss, Budget(plan.finder_steps, seconds), plan.finder_lr, "finder",
                   plan.progress)
     finder = finder.to(memory_format=torch.contiguous_format)
     figures["onnx_max_difference"] = export_finder(finder, plan.out / CORNERS_FILE, plan.seed)
@@ -423,7 +255,7 @@ def train(plan: Plan) -> dict[str, Any]:
     else:
         reader_report = _kept(plan.reader_from, out, INDEX_FILE, READER_RECORDS, "reader_run")
 
-    scoring, scored_on = _scoring_artwork(plan, art)
+    scoring, scored_on = scoring_artwork(plan, art)
     plan.log(f"scoring on {scored_on}")
     if finder is not None:
         finder_report["finder_scores"] = evaluate_finder(finder, scoring, plan.eval_pictures,
@@ -480,9 +312,9 @@ def _train_reader(plan: Plan, art: data.Artwork, seconds: float
     reader = Reader(plan.reader_channels)
     reader = reader.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     length = plan.reader_batch * (plan.reader_steps or 10 ** 9)
-    figures = fit(reader, _batches(_ReaderData(art, plan.seed, length), plan.reader_batch,
+    figures = fit(reader, batches(_ReaderData(art, plan.seed, length), plan.reader_batch,
                                    plan.workers),
-                  reader_loss, _Budget(plan.reader_steps, seconds), plan.reader_lr, "reader",
+                  reader_loss, Budget(plan.reader_steps, seconds), plan.reader_lr, "reader",
                   plan.progress)
     reader = reader.to(memory_format=torch.contiguous_format)
     figures["onnx_max_difference"] = export_reader(reader, plan.out / INDEX_FILE, plan.seed)

@@ -33,7 +33,7 @@ class Settings:
     #: frames 98.09 / 100 throughout: 0.25
     index_heat: float = 0.25
     #: two cards each read sure from a peak at least this hot are two cards, unless those
-    #: reads are one index read twice (`read._disagree`): in a fan, a stray weak peak between
+    #: reads are one index read twice (`merge._disagree`): in a fan, a stray weak peak between
     #: two sure neighbours must not make both unsure. Half A: off (above 1) -> 94.4 / 99.5,
     #: 0.7 -> 96.2 / 99.5, 0.5 -> 98.1 / 99.5, 0.3 -> 98.6 / 99.1 (a weak second peak on a
     #: felt card's index, read as another suit, reported)
@@ -115,7 +115,7 @@ class Settings:
     #: finder's width runs up to a third short on big cards and long on small oblique ones:
     #: half A's blue-cloth pairs measure 1.3-2.4, held-out renders of big cards 0.74-1.1).
     #: Half A: (1.0, 2.6) -> 94.4 / 93.5 (oblique felt cards reported twice), (0.6, 2.6) ->
-    #: 94.4 / 99.5. For reads of different codes also (`read._opposite_indices`): the second
+    #: 94.4 / 99.5. For reads of different codes also (`merge._opposite_indices`): the second
     #: below the first along its card (at least pair_down of the distance) and to its right
     #: (pair_across times the way down: 0.4-1.2 on half A), each predicted centre within
     #: pair_centre of the distance from their middle (<= 0.25 on half A's pairs)
@@ -126,7 +126,7 @@ class Settings:
     pair_centre: float = 0.35
     #: with at least this many cards of a frame seen by both opposite indices, a card seen by
     #: one index has its width and centre from the finder's, scaled as those cards' widths
-    #: (their indices' distance) are to the finder's there (`read._deck_scale`); 0: never.
+    #: (their indices' distance) are to the finder's there (`merge._deck_scale`); 0: never.
     #: It moves centres and quads, not codes (half A and the six designs' frames unchanged).
     #: On the ten training designs' frames of `pair_sure` (260 of 262 cards found), cards
     #: more than 0.1 card heights off their centre: 6 (off) -> 4 (1, 2 or 3); 1, the most

@@ -8,7 +8,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from hardware.camera.find import Finder, IndexSpot, peaks, working_picture
+from hardware.camera.find import BackSpot, Finder, IndexSpot, peaks, working_picture
+from hardware.camera.merge import card_quad, merge
 from hardware.camera.model.crop import cut_index
 from hardware.camera.model.settings import Settings
 from hardware.camera.model.spec import (
@@ -27,7 +28,7 @@ from hardware.camera.model.spec import (
     UP_COS,
     UP_SIN,
 )
-from hardware.camera.read import BackSpot, Read, card_quad, crops, merge
+from hardware.camera.read import Read, crops
 
 SETTINGS = Settings()
 

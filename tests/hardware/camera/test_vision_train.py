@@ -23,14 +23,12 @@ from dealer_assist.cli import main  # noqa: E402
 from hardware.camera.learn.data import Artwork, finder_sample  # noqa: E402
 from hardware.camera.learn.export import session  # noqa: E402
 from hardware.camera.learn.finetune import load_reader  # noqa: E402
+from hardware.camera.learn.fit import TrainError, focal_heat_loss, geometry_loss  # noqa: E402
 from hardware.camera.learn.train import (  # noqa: E402
     _FINDER_STREAM,
     HOUSE,
+    FinderData,
     Plan,
-    TrainError,
-    _FinderData,
-    focal_heat_loss,
-    geometry_loss,
     read_faces,
     train,
 )
@@ -161,13 +159,13 @@ def test_dense_fans_fill_their_share_of_the_finder_pictures() -> None:
     if why:
         pytest.skip(f"SKIPPED LOUDLY: no card art ({why})")
     art = Artwork.load([DESIGN], progress=False, variants=False)
-    plain = _FinderData(art, 3, (256, 256), 12)
-    fans = _FinderData(art, 3, (256, 256), 12, dense=1.0)
+    plain = FinderData(art, 3, (256, 256), 12)
+    fans = FinderData(art, 3, (256, 256), 12, dense=1.0)
     for i in range(2):
         drawn = finder_sample(np.random.default_rng([3, _FINDER_STREAM, i]), art, (256, 256))
         assert np.array_equal(plain[i][0], drawn.image)
 
-    def centres(pictures: _FinderData) -> list[int]:
+    def centres(pictures: FinderData) -> list[int]:
         return [int((pictures[i][1][HEAT_INDEX] >= 0.999).sum()) for i in range(12)]
 
     assert np.mean(centres(fans)) > 2 * np.mean(centres(plain)), (centres(fans), centres(plain))
