@@ -65,7 +65,7 @@ class FineTune:
     lr: float = 5e-4
     designs: list[str] | None = None  # synthetic designs; None: every training design
     variants: bool = True
-    fans: float = 0.0  # share of the synthetic crops that lie in a dense fan (`crops.reader_sample`)
+    fans: float = 0.0  # share of synthetic crops that lie in a dense fan (`crops.reader_sample`)
     blend: float = 1.0  # the reader written: (1 - blend) * the start + blend * the fine-tune
     threads: int = 1
     workers: int = 0
@@ -177,7 +177,7 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
     net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     length = plan.batch * (plan.steps or 10 ** 9)
     loader = batches(_Mixed(art, photos, plan.seed, length, settings.crop_card_width,
-                             plan.fans), plan.batch, plan.workers)
+                            plan.fans), plan.batch, plan.workers)
     budget = Budget(plan.steps, plan.minutes * 60)
     figures = fit(net, loader, reader_loss, budget, plan.lr, "reader (fine-tune)",
                   plan.progress, frozen_norms=True)

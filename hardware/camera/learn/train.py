@@ -313,7 +313,7 @@ def _train_reader(plan: Plan, art: data.Artwork, seconds: float
     reader = reader.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
     length = plan.reader_batch * (plan.reader_steps or 10 ** 9)
     figures = fit(reader, batches(_ReaderData(art, plan.seed, length), plan.reader_batch,
-                                   plan.workers),
+                                  plan.workers),
                   reader_loss, Budget(plan.reader_steps, seconds), plan.reader_lr, "reader",
                   plan.progress)
     reader = reader.to(memory_format=torch.contiguous_format)

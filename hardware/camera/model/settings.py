@@ -86,9 +86,10 @@ class Settings:
     #: `top_pair_along` along it, are the two top indices of one card printed with an index
     #: in every corner (svg-dondorf; some poker decks print four), for which the finder may
     #: put each centre below its own index. Two cards of one code side by side the same way
-    #: up lie a card width apart or more. Chosen on the dense fans of `benchmarks/vision_choice.py` (288 pictures): the
-    #: 2026-12-07 candidate's wrong codes 15 -> 11, the shipped model's 10 unchanged; half A,
-    #: the ten designs' and the third set's frames unchanged for both
+    #: up lie a card width apart or more. Chosen on the dense fans of
+    #: `benchmarks/vision_choice.py` (288 pictures): the 2026-12-07 candidate's wrong codes
+    #: 15 -> 11, the shipped model's 10 unchanged; half A, the ten designs' and the third
+    #: set's frames unchanged for both
     top_pair: tuple[float, float] = (0.5, 0.9)
     top_pair_along: float = 0.15
     top_pair_turn: float = 0.9
