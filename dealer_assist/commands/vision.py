@@ -22,9 +22,9 @@ DEFAULT_ZONES = Path("config/camera_zones.toml")
 HELP = """\
 The overhead camera: it finds the cards on the table, reads face-up cards by their corner
 indices, and tells where each lies. It reads any standard French-suited deck with English
-indices, with no enrolment and no calibration: two small networks (a finder and a reader,
-shipped with the package, run by onnxruntime on the CPU) learned it from renders of many
-card designs.
+indices, with no enrolment and no calibration: three small networks (a finder, a reader
+of corner indices and a reader of whole cards, shipped with the package, run by onnxruntime
+on the CPU) learned it from renders of many card designs.
 
   detect IMAGE --json       print the face-up cards of a frame as a JSON list of
                             {"card", "center", "quad", "confidence"}; face-down cards and
@@ -33,11 +33,11 @@ card designs.
                             table, to check the calibration by eye (writes a PNG)
   watch SOURCE              turn a camera, stream, video or folder of frames into card_seen
                             and card_lost trace events, one JSON object per line
-  train                     train the two networks anew (needs pip install -e '.[train]');
+  train                     train the networks anew (needs pip install -e '.[train]');
                             --faces DIR adds the house's own deck (enrolment: optional)
 
---model DIR reads with the networks in DIR (corners.onnx, index.onnx, as `train` writes
-them) in place of the shipped ones. docs/vision.md tells the whole story.
+--model DIR reads with the networks in DIR (corners.onnx, index.onnx, card.onnx, as `train`
+writes them) in place of the shipped ones. docs/vision.md tells the whole story.
 """
 
 ENROL_GONE = ("`vision enroll` is gone: the recognizer reads any standard deck with no "

@@ -1,4 +1,4 @@
-"""`dealer-assist vision train`: train the camera's two networks anew (needs the `[train]` extra).
+"""`dealer-assist vision train`: train the camera's networks anew (needs the `[train]` extra).
 
 `dealer-assist vision` adds this action with `register_train(vision_subparsers)`; PyTorch is
 imported only when the command runs, so the CLI works without it.
@@ -17,22 +17,26 @@ from dealer_assist.commands import CommandFailed, command
 DEFAULT_OUT = Path("var/vision-model")
 DEFAULT_MINUTES = 100.0  # keep in step with hardware.camera.learn.train.DEFAULT_MINUTES
 READER_ONLY_MINUTES = 20.0  # --reader-only's budget unless --minutes says otherwise
+CARD_ONLY_MINUTES = 10.0  # --card-only's budget for its steps, after its crops are drawn
+CARD_POOL = 40_000  # keep in step with hardware.camera.learn.whole.POOL
 
 HELP = f"""\
-Train the overhead camera's two networks on randomised synthetic pictures and write
-corners.onnx (the finder), index.onnx (the reader) and report.json into --out.
+Train the overhead camera's three networks on randomised synthetic pictures and write
+corners.onnx (the finder), index.onnx (the reader), card.onnx (the card reader) and
+report.json into --out.
 
 Pictures are drawn from every Debian SVG card design (the held-out ones excepted: they
 score the result) and the project's own drawn deck, on procedural felt, wood, cloth,
 paper and carpet, with tilt, light, glare, blur, noise, JPEG, fanned hands, hands and
-chips on top, and card backs. The finder gets about 72% of the time budget, the reader
-22%; the rest loads the card art and scores both networks on the held-out designs.
-A progress bar per network shows the loss.
+chips on top, and card backs. The finder gets about 66% of the time budget, the reader
+20%, the card reader 5% after drawing its --card-pool crops (about 5 minutes); the rest
+loads the card art and scores the networks on the held-out designs. A progress bar per
+network shows the loss.
 
 The run is reproducible from --seed: every picture is drawn from its own generator
 seeded by (seed, network, picture number), and the weights start from the seed. With
 --minutes the number of steps follows the machine's speed (report.json records it);
---finder-steps and --reader-steps repeat a run step for step. CPU thread scheduling can
+--finder-steps and --reader-steps (and --steps, every network) repeat a run step for step. CPU thread scheduling can
 still make two runs differ in the last bits of the losses.
 
 --faces DIR (enrolment, optional): a folder of the house's own face pictures, one per
@@ -71,8 +75,16 @@ trained model (--from, default the shipped one), on synthetic pictures of which
 --dense-fans (default 0.5) are the fans of a bridge deal, each next card showing only its
 corner index; the reader is copied as it is.
 
+--card-only (the card reader): the third network, which reads a card by its whole face
+where its two corner indices leave it unsure (a number card's pips lie the same way on
+every standard deck), trained on synthetic crops of whole cards beside the finder and
+reader of a trained model (--from, default the shipped one), which are copied. It draws
+--card-pool crops first (default {CARD_POOL}, about 5 minutes with one --workers process), then trains for --minutes (default {CARD_ONLY_MINUTES:g}) or --steps. The other modes
+that keep a network of --from keep its card reader too; a model folder without card.onnx
+reads cards by their corners alone.
+
 To use the result: dealer-assist vision detect IMAGE --model {DEFAULT_OUT}, or copy the
-three files into hardware/camera/model/ to ship them.
+model files into hardware/camera/model/ to ship them.
 Needs PyTorch: pip install -e '.[train]'.
 """
 
@@ -84,7 +96,7 @@ def register(subparsers: Any) -> None:
 
 def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
     """Add `train` to the actions of `dealer-assist vision`."""
-    parser = command(vision_subparsers, "train", "train the finder and reader networks anew", HELP)
+    parser = command(vision_subparsers, "train", "train the camera's networks anew", HELP)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
                         help=f"where the model files go (default {DEFAULT_OUT})")
     parser.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default 0)")
@@ -96,7 +108,7 @@ def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--reader-steps", type=int, metavar="N",
                         help="train the reader exactly N steps (in place of its time share)")
     parser.add_argument("--steps", type=int, metavar="N",
-                        help="both networks exactly N steps (short runs, tests)")
+                        help="every network exactly N steps (short runs, tests)")
     parser.add_argument("--designs", metavar="A,B,...",
                         help="card designs to train on, by name, separated by commas (default: "
                         "every design but the held-out ones); drawn-t1 .. drawn-t8 add the "
@@ -121,6 +133,12 @@ def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--finder-only", action="store_true",
                         help="fine-tune the finder alone on more dense fans (the reader is "
                         "copied)")
+    parser.add_argument("--card-only", action="store_true",
+                        help="train the card reader (card.onnx) alone, beside the finder and "
+                        "reader of --from")
+    parser.add_argument("--card-pool", type=int, default=CARD_POOL, metavar="N",
+                        help="the card reader's synthetic crops, drawn before it trains "
+                        f"(default {CARD_POOL})")
     parser.add_argument("--dense-fans", type=float, metavar="SHARE",
                         help="the share of the finder's pictures that are dense fans "
                         "(default 0.5 with --finder-only, else none); with --reader-only, the "
@@ -148,9 +166,8 @@ def _train(args: argparse.Namespace) -> int:
         from hardware.camera.learn.report import SHIPPED_MODEL
         from hardware.camera.learn.train import Plan, train
     except ImportError as e:
-        raise CommandFailed(f"training needs PyTorch ({e.name} is missing): "
-                            "pip install -e '.[train]'") from None
-    for name in ("minutes", "threads", "steps", "finder_steps", "reader_steps"):
+        raise _no_torch(e) from None
+    for name in ("minutes", "threads", "steps", "finder_steps", "reader_steps", "card_pool"):
         value = getattr(args, name)
         if value is not None and value <= 0:
             raise CommandFailed(f"--{name.replace('_', '-')} must be above 0")
@@ -160,6 +177,8 @@ def _train(args: argparse.Namespace) -> int:
         raise CommandFailed("--blend goes with --reader-only: it blends a fine-tuned reader "
                             "with the one it started from")
     designs = [d.strip() for d in args.designs.split(",") if d.strip()] if args.designs else None
+    if args.card_only:
+        return _card_only(args, designs)
     if args.finder_only:
         return _finder_tune(args, designs)
     if args.new_reader and args.new_finder:
@@ -185,8 +204,9 @@ def _train(args: argparse.Namespace) -> int:
                 finder_steps=args.finder_steps or args.steps,
                 reader_steps=args.reader_steps or args.steps, designs=designs,
                 faces=args.faces, threads=args.threads, workers=args.workers,
-                dense_fans=args.dense_fans or 0.0,
-                progress=not args.quiet, log=lambda line: print(line, file=sys.stderr))
+                dense_fans=args.dense_fans or 0.0, card_pool=args.card_pool,
+                card_steps=args.steps, progress=not args.quiet,
+                log=lambda line: print(line, file=sys.stderr))
     if args.new_reader:
         plan.finder_from = args.base or SHIPPED_MODEL
         if args.reader_widths:
@@ -201,12 +221,20 @@ def _train(args: argparse.Namespace) -> int:
     else:
         index = report["finder_scores"]["index"]
         finder = f"finder recall {_pct(index['recall'])}, precision {_pct(index['precision'])}"
-    print(f"wrote {args.out}/corners.onnx, index.onnx, report.json in "
+    card = report.get("card_reader", {}).get("scores")
+    card_said = f"; card reader {card['accuracy']:.1%} right" if card else ""
+    card_file = ", card.onnx" if (args.out / "card.onnx").is_file() else ""
+    print(f"wrote {args.out}/corners.onnx, index.onnx{card_file}, report.json in "
           f"{report['wall_seconds'] / 60:.1f} min; on {report['scored_on']}: {reader}; "
-          f"{finder}; finder "
+          f"{finder}{card_said}; finder "
           f"{report['speed_one_thread']['finder_ms_1024x576']} ms per 1024x576 frame on one "
           "thread")
     return 0
+
+
+def _no_torch(e: ImportError) -> CommandFailed:
+    return CommandFailed(f"training needs PyTorch ({e.name} is missing): "
+                         "pip install -e '.[train]'")
 
 
 def _run(step: Callable[[Any], dict[str, Any]], plan: Any, out: Path) -> dict[str, Any]:
@@ -265,8 +293,7 @@ def _fine_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
     try:
         from hardware.camera.learn.finetune import FineTune, fine_tune
     except ImportError as e:
-        raise CommandFailed(f"training needs PyTorch ({e.name} is missing): "
-                            "pip install -e '.[train]'") from None
+        raise _no_torch(e) from None
 
     take = photo_names(args.take) if args.take else None
     minutes = args.minutes if args.minutes != DEFAULT_MINUTES else READER_ONLY_MINUTES
@@ -295,8 +322,7 @@ def _finder_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
     try:
         from hardware.camera.learn.finder_tune import FinderTune, finder_tune
     except ImportError as e:
-        raise CommandFailed(f"training needs PyTorch ({e.name} is missing): "
-                            "pip install -e '.[train]'") from None
+        raise _no_torch(e) from None
     minutes = args.minutes if args.minutes != DEFAULT_MINUTES else READER_ONLY_MINUTES
     plan = FinderTune(out=args.out, base=args.base, seed=args.seed, minutes=minutes,
                       steps=args.finder_steps or args.steps,
@@ -309,4 +335,31 @@ def _finder_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
           f"{report['wall_seconds'] / 60:.1f} min; finder on {report['scored_on']}: recall "
           f"{_pct(before['recall'])} -> {_pct(after['recall'])}, precision "
           f"{_pct(before['precision'])} -> {_pct(after['precision'])}")
+    return 0
+
+
+def _card_only(args: argparse.Namespace, designs: list[str] | None) -> int:
+    if args.reader_only or args.finder_only or args.new_reader or args.new_finder \
+            or args.photos or args.take or args.faces is not None \
+            or args.finder_steps is not None or args.reader_steps is not None \
+            or args.dense_fans is not None or args.reader_widths:
+        raise CommandFailed("--card-only trains the card reader alone: no --reader-only, "
+                            "--finder-only, --new-reader, --new-finder, --photos, --take, "
+                            "--faces, --finder-steps, --reader-steps, --dense-fans, "
+                            "--reader-widths")
+    try:
+        from hardware.camera.learn.whole import CardTrain, train_card_reader
+    except ImportError as e:
+        raise _no_torch(e) from None
+    minutes = args.minutes if args.minutes != DEFAULT_MINUTES else CARD_ONLY_MINUTES
+    plan = CardTrain(out=args.out, base=args.base, seed=args.seed, minutes=minutes,
+                     steps=args.steps, pool=args.card_pool, designs=designs,
+                     threads=args.threads, workers=args.workers, progress=not args.quiet,
+                     log=lambda line: print(line, file=sys.stderr))
+    report = _run(train_card_reader, plan, args.out)["card_reader"]
+    scores = report["scores"]
+    print(f"wrote {args.out}/card.onnx, corners.onnx, index.onnx (copied), report.json in "
+          f"{report['wall_seconds'] / 60:.1f} min; card reader on {report['scored_on']}: "
+          f"{_pct(scores['accuracy'])} right, {_pct(scores['sure_share'])} read at "
+          f"{scores['sure_at']:g} or more, {scores['wrong_among_sure']} of them wrong")
     return 0

@@ -4,11 +4,15 @@ Reads of one card (its two indices, or each index a fan leaves in view) are grou
 and predicted card centre (`group_cards`, rule by rule in docs/vision-details.md); a card is
 read sure or unsure by the runtime's settings (`model/settings.py`); its quad follows from
 its centre, up, width and `spec.CARD_ASPECT`, and a card seen by one index takes the frame's
-other cards' scale (`_deck_scale`). Back spots on no face are face-down cards.
+other cards' scale (`_deck_scale`). A card seen by both its opposite indices whose corners
+alone leave it unsure is read whole (`read.CardReader`, given to `merge` as `read_card`) and is
+sure when that read gives its code at `settings.card_sure`. Back spots on no face are
+face-down cards.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +21,9 @@ from hardware.camera.find import BackSpot, IndexSpot
 from hardware.camera.model.settings import Settings
 from hardware.camera.model.spec import CARD_ASPECT, INDEX_SPAN, NOT_A_CARD
 from hardware.camera.read import Read
+
+#: reads a card whole: (centre, up, width) in frame pixels -> (code, probability)
+CardRead = Callable[[tuple[float, float], tuple[float, float], float], tuple[str, float]]
 
 
 @dataclass(frozen=True)
@@ -305,12 +312,22 @@ def _sure(card: Card, settings: Settings) -> bool:
             or card.both_indices_agree(settings.pair_sure))
 
 
+def _read_whole(card: Card, read_card: CardRead | None, settings: Settings) -> bool:
+    """Whether the card, seen by both its opposite indices (which give its centre, up and
+    width well), is read whole as its surest read's code at `settings.card_sure` or more."""
+    if read_card is None or card.pair is None:
+        return False
+    code, prob = read_card(card.centre, card.up, card.width)
+    return code == card.best.code and prob >= settings.card_sure
+
+
 def merge(reads: list[Read], backs: list[BackSpot], frame_shape: tuple[int, ...],
-          settings: Settings) -> list[Sighting]:
+          settings: Settings, read_card: CardRead | None = None) -> list[Sighting]:
     """One Sighting per card (`group_cards` says which reads are one card's). Its code is the
-    one its surest read gives; the card is "unsure" when that read is not sure (`_sure`),
-    or when another of its reads gives another code at `settings.outvoted` or more (its
-    indices disagree). Back spots not on a face are face-down cards."""
+    one its surest read gives; the card is "unsure" when that read is not sure (`_sure`) and
+    the card is not read whole as that code (`_read_whole`), or when another of its reads
+    gives another code at `settings.outvoted` or more (its indices disagree). Back spots not
+    on a face are face-down cards."""
     cards = group_cards(reads, settings)
     scale = _deck_scale(cards, settings)
     for card in cards:
@@ -324,7 +341,7 @@ def merge(reads: list[Read], backs: list[BackSpot], frame_shape: tuple[int, ...]
         if rivals:
             why = f"indices disagree: {best.code} or {' or '.join(rivals)}"
             sightings.append(Sighting(None, "unsure", card.centre, quad, best.prob, why))
-        elif not _sure(card, settings):
+        elif not (_sure(card, settings) or _read_whole(card, read_card, settings)):
             why = f"not sure: {best.code} at {best.prob:.2f}"
             sightings.append(Sighting(None, "unsure", card.centre, quad, best.prob, why))
         else:

@@ -1,4 +1,5 @@
-"""The reader stage: the finder's index spots in, one `Read` per spot out.
+"""The reader stage: the finder's index spots in, one `Read` per spot out; and the card reader,
+which reads a card by its whole face when the merge asks it to confirm a corner read.
 
 Each spot's upright crop is cut from the full-resolution frame with `model.crop.cut_index`
 (from a halved copy of the frame, as often as needed, when the card is larger than the
@@ -11,15 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
 from hardware.camera.find import IndexSpot, load_session
-from hardware.camera.model.crop import crop_to_frame, cut_index
+from hardware.camera.model.crop import crop_to_frame, cut_card, cut_index
 from hardware.camera.model.settings import Settings
-from hardware.camera.model.spec import CLASSES, CROP_H, CROP_W, INDEX_FILE
+from hardware.camera.model.spec import CARD_FILE, CLASSES, CROP_H, CROP_W, INDEX_FILE
+from hardware.cards import CODES_BY_SUIT
 
 
 @dataclass(frozen=True)
@@ -144,3 +147,28 @@ class Reader:
         first, second = np.argsort(-probs, axis=1)[:, :2].T
         return [Read(spot, CLASSES[int(a)], float(p[a]), float(p[b]))
                 for spot, a, b, p in zip(spots, first, second, probs, strict=True)]
+
+
+@dataclass
+class CardReader:
+    """`card.onnx` on one card: `CardReader()(frame, centre, up, width) -> (code, prob)`, the
+    card cut whole and upright (`crop.cut_card`)."""
+
+    settings: Settings = Settings()
+
+    @cached_property
+    def session(self) -> Any:
+        """None for a model folder (`settings.model_dir`) without card.onnx, one trained
+        before the card reader: its cards are read by their corners alone."""
+        folder = self.settings.model_dir
+        if folder is not None and not (Path(folder) / CARD_FILE).is_file():
+            return None
+        return load_session(CARD_FILE, self.settings)
+
+    def __call__(self, frame: np.ndarray, centre: tuple[float, float], up: tuple[float, float],
+                 width: float) -> tuple[str, float]:
+        crop = cut_card(frame, centre, up, width).astype(np.float32) * (1.0 / 255.0)
+        (logits,) = self.session.run(["logits"], {"card": crop.transpose(2, 0, 1)[None]})
+        probs = softmax(logits.astype(np.float64))[0]
+        best = int(np.argmax(probs))
+        return CODES_BY_SUIT[best], float(probs[best])

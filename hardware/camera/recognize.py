@@ -1,11 +1,12 @@
 """The card recognizer: a frame in, sightings out (pure, no IO besides loading the model once).
 
-Two small networks trained on randomised renders of many card designs (`model/spec.py` is
+Three small networks trained on randomised renders of many card designs (`model/spec.py` is
 their contract, `docs/vision.md` the whole story): the finder (`find.py`) sees where the
 corner indices and the card backs are; the reader (`read.py`) reads each index from an
 upright crop of the full-resolution frame; the merge (`merge.py`) makes one sighting of
-the reads of one card. Any standard
-French-suited deck with English indices is read with no enrolment and no calibration.
+the reads of one card, and asks the card reader (`read.py`) to read a card whole where its
+corners alone leave it unsure. Any standard French-suited deck with English indices is read
+with no enrolment and no calibration.
 
     recognize = Recognizer()          # the shipped model; loaded on the first frame
     sightings = recognize(frame)      # BGR uint8 H x W x 3
@@ -20,7 +21,7 @@ import numpy as np
 from hardware.camera.find import Finder, ModelMissing
 from hardware.camera.merge import Sighting, merge
 from hardware.camera.model.settings import Settings
-from hardware.camera.read import Reader
+from hardware.camera.read import CardReader, Reader
 
 __all__ = ["ModelMissing", "Recognizer", "Settings", "Sighting"]
 
@@ -36,11 +37,12 @@ class Recognizer:
     def __post_init__(self) -> None:
         self.finder = Finder(self.settings)
         self.reader = Reader(self.settings)
+        self.card_reader = CardReader(self.settings)
 
     def load(self) -> Recognizer:
-        """Load both networks now rather than on the first frame (a missing model is said at
+        """Load the networks now rather than on the first frame (a missing model is said at
         start, not mid-shift)."""
-        _ = self.finder.session, self.reader.session
+        _ = self.finder.session, self.reader.session, self.card_reader.session
         return self
 
     def __call__(self, frame: np.ndarray) -> list[Sighting]:
@@ -52,4 +54,7 @@ class Recognizer:
             return []
         spots, backs = self.finder(frame)
         reads = self.reader(frame, spots)
-        return merge(reads, backs, frame.shape, self.settings)
+        if self.card_reader.session is None:
+            return merge(reads, backs, frame.shape, self.settings)
+        return merge(reads, backs, frame.shape, self.settings,
+                     lambda centre, up, width: self.card_reader(frame, centre, up, width))

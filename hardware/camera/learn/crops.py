@@ -142,7 +142,8 @@ def _printed(rng: np.random.Generator, card: Laid) -> np.ndarray:
     return level
 
 
-def _paste(rng: np.random.Generator, canvas: Canvas, card: Laid) -> None:
+def paste(rng: np.random.Generator, canvas: Canvas, card: Laid) -> None:
+    """`card` pasted where it lies (`_printed`), with a soft shadow under it."""
     scenes.paste(canvas, _printed(rng, card), card.quad, card.who, rng, None,
                  shadow=float(rng.uniform(0, 0.3)))
 
@@ -150,7 +151,7 @@ def _paste(rng: np.random.Generator, canvas: Canvas, card: Laid) -> None:
 def _paste_all(rng: np.random.Generator, canvas: Canvas, laid: list[Laid]) -> None:
     for k, c in enumerate(laid):
         c.who = k
-        _paste(rng, canvas, c)
+        paste(rng, canvas, c)
 
 
 def _scattered_around(rng: np.random.Generator, art: Artwork, card: Laid, width: float,
@@ -159,12 +160,12 @@ def _scattered_around(rng: np.random.Generator, art: Artwork, card: Laid, width:
     perhaps one or two on top covering its right part: the cards laid, bottom first."""
     laid = [card]
     if rng.random() < 0.3:
-        laid.insert(0, _neighbour(rng, art, card, width, angle, 1))
+        laid.insert(0, neighbour(rng, art, card, width, angle, 1))
     _paste_all(rng, canvas, laid)
     if rng.random() < 0.45:
         for n in range(int(rng.integers(1, 3))):
-            other = _neighbour(rng, art, card, width, angle, 2 + n)
-            _paste(rng, canvas, other)
+            other = neighbour(rng, art, card, width, angle, 2 + n)
+            paste(rng, canvas, other)
             laid.append(other)
     return laid
 
@@ -199,7 +200,7 @@ def _fan_around(rng: np.random.Generator, art: Artwork, card: Laid, design: int,
     return laid
 
 
-def _neighbour(rng: np.random.Generator, art: Artwork, card: Laid, width: float, angle: float,
+def neighbour(rng: np.random.Generator, art: Artwork, card: Laid, width: float, angle: float,
                who: int) -> Laid:
     """Another card beside `card`: shifted along the card's width (as in a fan) or anywhere."""
     face_up = rng.random() < 0.8

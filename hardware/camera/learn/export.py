@@ -2,12 +2,13 @@
 that onnxruntime computes what PyTorch computes.
 
 The TorchScript exporter (`dynamo=False`, opset 17) folds every BatchNorm into its
-convolution (the networks are put in eval mode first); the finder's H and W and the reader's N
+convolution (the networks are put in eval mode first); the finder's H and W and the readers' N
 are dynamic axes.
 """
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import warnings
 from pathlib import Path
@@ -19,8 +20,8 @@ import torch
 from onnx import numpy_helper
 from torch import nn
 
-from hardware.camera.learn.nets import Finder, Reader
-from hardware.camera.model.spec import CROP_H, CROP_W
+from hardware.camera.learn.nets import Finder, Reader, WholeCard
+from hardware.camera.model.spec import CARD_H, CARD_W, CROP_H, CROP_W
 
 OPSET = 17
 TOLERANCE = 1e-4
@@ -88,11 +89,35 @@ def export_finder(net: Finder, path: Path, seed: int = 0) -> float:
 def export_reader(net: Reader, path: Path, seed: int = 0) -> float:
     """Write the reader to `path` (input `crop` [N, 3, CROP_H, CROP_W], output `logits`);
     checked on batches of 1 and 7. Returns the largest difference found."""
+    return _export_batched(net, path, seed, "crop", (CROP_H, CROP_W))
+
+
+def export_card_reader(net: WholeCard, path: Path, seed: int = 0) -> float:
+    """Write the card reader to `path` (input `card` [N, 3, CARD_H, CARD_W], output
+    `logits`); checked on batches of 1 and 7. Returns the largest difference found."""
+    return _export_batched(net, path, seed, "card", (CARD_H, CARD_W))
+
+
+def _export_batched(net: nn.Module, path: Path, seed: int, name: str, size: tuple[int, int]
+                    ) -> float:
     gen = torch.Generator().manual_seed(seed)
-    model = _to_onnx(net, torch.rand(2, 3, CROP_H, CROP_W, generator=gen), ("crop", "logits"),
-                     {"crop": {0: "n"}, "logits": {0: "n"}})
-    checks = [torch.rand(n, 3, CROP_H, CROP_W, generator=gen) for n in (1, 7)]
+    model = _to_onnx(net, torch.rand(2, 3, *size, generator=gen), (name, "logits"),
+                     {name: {0: "n"}, "logits": {0: "n"}})
+    checks = [torch.rand(n, 3, *size, generator=gen) for n in (1, 7)]
     return _write_checked(model, net, checks, path)
+
+
+def copy_networks(base: Path, out: Path, files: tuple[str, ...]) -> None:
+    """The networks `files` of the model folder `base` copied into `out` as they are (a
+    training step keeps the networks it does not train); one that `base` lacks (card.onnx
+    of a folder trained before the card reader) is removed from `out`, so that the folder
+    holds one model's networks."""
+    out.mkdir(parents=True, exist_ok=True)
+    for file in files:
+        if not (base / file).is_file():
+            (out / file).unlink(missing_ok=True)
+        elif (out / file).resolve() != (base / file).resolve():
+            shutil.copyfile(base / file, out / file)
 
 
 def blend_weights(start: bytes, tuned: Path, share: float, path: Path) -> None:

@@ -5,7 +5,7 @@ PyTorch `Finder` (each exported convolution carries its folded BatchNorm, so the
 set to pass through, statistics frozen, as `finetune.load_reader` does for the reader) and goes
 on learning from synthetic pictures (`data.finder_sample`), of which `dense_fans` are forced to
 be dense fans (`data.DENSE_FAN`: bridge-deal fans, each next card showing only 12-25% of a card
-width, small cards). The reader is not touched: `index.onnx` is copied over.
+width, small cards). The readers are not touched: `index.onnx` and `card.onnx` are copied over.
 
 Reproducible from the seed as full training is: every picture is drawn from
 `default_rng([seed, 4, n])`, the weights start from the given file.
@@ -13,7 +13,6 @@ Reproducible from the seed as full training is: every picture is drawn from
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,18 +25,19 @@ from onnx import numpy_helper
 from torch import nn
 
 from hardware.camera.learn import data
-from hardware.camera.learn.export import export_finder
+from hardware.camera.learn.export import copy_networks, export_finder
 from hardware.camera.learn.fit import Budget, TrainError, batches, finder_loss, fit, use_threads
 from hardware.camera.learn.nets import Finder
 from hardware.camera.learn.report import (
     SHIPPED_MODEL,
     evaluate_finder,
     fine_tune_record,
+    scoring_artwork,
     with_fine_tune,
     write_report,
 )
-from hardware.camera.learn.train import FinderData, Plan, scoring_artwork
-from hardware.camera.model.spec import CORNERS_FILE, INDEX_FILE, REPORT_FILE
+from hardware.camera.learn.train import FinderData
+from hardware.camera.model.spec import CARD_FILE, CORNERS_FILE, INDEX_FILE, REPORT_FILE
 
 _STREAM = 4
 
@@ -128,8 +128,8 @@ def load_finder(path: Path) -> Finder:
 
 
 def finder_tune(plan: FinderTune) -> dict[str, Any]:
-    """Fine-tune the finder; write corners.onnx, index.onnx (copied) and report.json into
-    `plan.out`. Returns the report."""
+    """Fine-tune the finder; write corners.onnx, index.onnx and card.onnx (copied) and
+    report.json into `plan.out`. Returns the report."""
     started = time.monotonic()
     if not 0.0 <= plan.dense_fans <= 1.0:
         raise TrainError("--dense-fans is a share of the pictures: 0 to 1")
@@ -144,8 +144,7 @@ def finder_tune(plan: FinderTune) -> dict[str, Any]:
         art = data.Artwork.load(names, progress=plan.progress, variants=plan.variants)
     except ValueError as e:
         raise TrainError(str(e)) from None
-    scoring, scored_on = scoring_artwork(Plan(eval_designs=plan.eval_designs, progress=plan.progress,
-                                           log=plan.log), art)
+    scoring, scored_on = scoring_artwork(art, plan.eval_designs, plan.progress, plan.log)
     before = evaluate_finder(net, scoring, plan.eval_pictures, plan.seed, plan.eval_size)
 
     net = net.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
@@ -157,8 +156,7 @@ def finder_tune(plan: FinderTune) -> dict[str, Any]:
     net = net.to(memory_format=torch.contiguous_format)
     plan.out.mkdir(parents=True, exist_ok=True)
     figures["onnx_max_difference"] = export_finder(net, plan.out / CORNERS_FILE, plan.seed)
-    if (plan.out / INDEX_FILE).resolve() != (base / INDEX_FILE).resolve():
-        shutil.copyfile(base / INDEX_FILE, plan.out / INDEX_FILE)
+    copy_networks(base, plan.out, (INDEX_FILE, CARD_FILE))
     after = evaluate_finder(net, scoring, plan.eval_pictures, plan.seed, plan.eval_size)
     report = with_fine_tune(base, "finder_fine_tune", fine_tune_record(
         plan.seed, plan.base, art.names, plan.lr, started, dense_fan_share=plan.dense_fans,

@@ -5,7 +5,8 @@ PyTorch `Reader`: each exported convolution carries its folded BatchNorm, so the
 set to pass through, with its statistics frozen) and goes on learning from batches that mix
 synthetic crops (`crops.reader_sample`, every design as in full training) with crops of real
 photographs labelled by `learn.photos` (`PHOTO_SHARE` of each batch), each re-cut with the
-runtime's jitter and another light. The finder is not touched: `corners.onnx` is copied over.
+runtime's jitter and another light. The finder and the card reader are not touched:
+`corners.onnx` and `card.onnx` are copied over.
 With `blend` below 1 the reader written is taken only that share of the way from the start's
 weights to the fine-tuned ones (`export.blend_weights`).
 
@@ -16,7 +17,6 @@ the given file.
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,7 +31,7 @@ from torch import nn
 from torch.utils.data import Dataset
 
 from hardware.camera.learn import crops, data
-from hardware.camera.learn.export import blend_weights, export_reader
+from hardware.camera.learn.export import blend_weights, copy_networks, export_reader
 from hardware.camera.learn.fit import Budget, TrainError, batches, fit, reader_loss, use_threads
 from hardware.camera.learn.nets import Reader
 from hardware.camera.learn.photos import PhotoSet, label_photos, photo_files, real_crop
@@ -39,12 +39,12 @@ from hardware.camera.learn.report import (
     SHIPPED_MODEL,
     evaluate_reader,
     fine_tune_record,
+    scoring_artwork,
     with_fine_tune,
     write_report,
 )
-from hardware.camera.learn.train import Plan, scoring_artwork
 from hardware.camera.model.settings import Settings
-from hardware.camera.model.spec import CLASSES, CORNERS_FILE, INDEX_FILE, REPORT_FILE
+from hardware.camera.model.spec import CARD_FILE, CLASSES, CORNERS_FILE, INDEX_FILE, REPORT_FILE
 
 PHOTO_SHARE = 0.4  # of each batch: crops of the real photographs
 _STREAM = 3
@@ -137,8 +137,8 @@ def photo_accuracy(net: Reader, photos: PhotoSet, settings: Settings, seed: int)
 
 
 def fine_tune(plan: FineTune) -> dict[str, Any]:
-    """Fine-tune the reader; write index.onnx, corners.onnx (copied) and report.json into
-    `plan.out`. Returns the report."""
+    """Fine-tune the reader; write index.onnx, corners.onnx and card.onnx (copied) and
+    report.json into `plan.out`. Returns the report."""
     if not 0.0 <= plan.fans <= 1.0:
         raise TrainError("--dense-fans is a share of the crops: 0 to 1")
     if not 0.0 < plan.blend <= 1.0:
@@ -166,7 +166,7 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
         art = data.Artwork.load(names, progress=plan.progress, variants=plan.variants)
     except ValueError as e:
         raise TrainError(str(e)) from None
-    scoring, scored_on = scoring_artwork(Plan(progress=plan.progress, log=plan.log), art)
+    scoring, scored_on = scoring_artwork(art, None, plan.progress, plan.log)
 
     def scores(net: Reader) -> dict[str, Any]:
         return {"photo_accuracy": photo_accuracy(net, photos, settings, plan.seed),
@@ -184,8 +184,7 @@ def fine_tune(plan: FineTune) -> dict[str, Any]:
     net = net.to(memory_format=torch.contiguous_format)
     plan.out.mkdir(parents=True, exist_ok=True)
     figures["onnx_max_difference"] = export_reader(net, plan.out / INDEX_FILE, plan.seed)
-    if (plan.out / CORNERS_FILE).resolve() != (base / CORNERS_FILE).resolve():
-        shutil.copyfile(base / CORNERS_FILE, plan.out / CORNERS_FILE)
+    copy_networks(base, plan.out, (CORNERS_FILE, CARD_FILE))
     after = scores(net)
     blended: dict[str, Any] = {}
     if plan.blend < 1.0:

@@ -1,9 +1,9 @@
-"""The training loop both networks share: batches, losses, the learning rate and `fit`.
+"""The training loop the networks share: batches, losses, the learning rate and `fit`.
 
 Losses: the finder's heat channels (index centres, card backs) use the CenterNet focal loss
 (a true centre is a positive; the penalty near a centre is reduced by (1 - target)^4), its
 geometry channels an L1 loss over the cells `geo_mask` marks, normalised by the mask's sum.
-The reader uses cross-entropy with label smoothing 0.05. AdamW, warm-up then cosine decay.
+The readers use cross-entropy with label smoothing 0.05. AdamW, warm-up then cosine decay.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from torch.nn import functional as F
 from torch.utils.data import DataLoader, Dataset
 from tqdm import tqdm
 
-from hardware.camera.learn.nets import Finder, Reader
+from hardware.camera.learn.nets import Finder
 from hardware.camera.model.spec import HEAT_BACK, HEAT_INDEX, MAP_CHANNELS
 
 GEOMETRY = slice(2, MAP_CHANNELS)  # UP_COS .. TO_CENTRE_Y follow the two heat channels
@@ -47,15 +47,16 @@ def _worker_init(_: int) -> None:
     torch.set_num_threads(1)
 
 
-def batches(dataset: Dataset, batch: int, workers: int) -> DataLoader:
+def batches(dataset: Dataset, batch: int, workers: int, whole: bool = False) -> DataLoader:
     """Batches in sample order; workers (forked, so the card art is shared, not copied) draw
-    ahead of the training step."""
+    ahead of the training step. `whole`: every sample, the last batch perhaps short (else
+    only full batches)."""
     extra: dict[str, Any] = {}
     if workers > 0:
         extra = {"multiprocessing_context": "fork", "prefetch_factor": 4,
                  "worker_init_fn": _worker_init}
     return DataLoader(dataset, batch_size=batch, shuffle=False, num_workers=workers,
-                      drop_last=True, **extra)
+                      drop_last=not whole, **extra)
 
 
 # ---------------------------------------------------------------------------------- losses
@@ -93,7 +94,7 @@ def finder_loss(net: Finder, batch: list[torch.Tensor]) -> tuple[torch.Tensor, d
     return heat + geo, {"heat": heat.detach().item(), "geometry": geo.detach().item()}
 
 
-def reader_loss(net: Reader, batch: list[torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
+def reader_loss(net: nn.Module, batch: list[torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
     crops, labels = batch
     logits = net(_floats(crops))
     loss = F.cross_entropy(logits, labels.long(), label_smoothing=0.05)

@@ -1,4 +1,4 @@
-"""The two networks of the learned recognizer (contract: `hardware/camera/model/spec.py`).
+"""The three networks of the learned recognizer (contract: `hardware/camera/model/spec.py`).
 
 `Finder` (exported as corners.onnx): fully convolutional. A light encoder of plain and
 depthwise-separable 3x3 convolutions (BatchNorm + ReLU) down to stride 32, so that one cell's
@@ -10,6 +10,10 @@ geometry channels raw (the runtime normalises the up vector).
 `Reader` (exported as index.onnx): a small CNN over the upright CROP_H x CROP_W index crop,
 logits over spec.CLASSES.
 
+`WholeCard` (exported as card.onnx): a small CNN over the upright CARD_H x CARD_W crop of a
+whole card, logits over the 52 codes. It ends flat rather than pooled: where the pips lie on
+the face is what tells a 7 from an 8.
+
 Both take BGR in [0, 1]; every BatchNorm folds into its convolution at export (eval mode).
 """
 
@@ -19,7 +23,16 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from hardware.camera.model.spec import CLASSES, HEAT_BACK, HEAT_INDEX, LOG_WIDTH, MAP_CHANNELS
+from hardware.camera.model.spec import (
+    CARD_H,
+    CARD_W,
+    CLASSES,
+    HEAT_BACK,
+    HEAT_INDEX,
+    LOG_WIDTH,
+    MAP_CHANNELS,
+)
+from hardware.cards import CODES_BY_SUIT
 
 _HEAT = (HEAT_INDEX, HEAT_BACK)
 #: the reader's layer widths (the shipped reader's; the one before it had 16, 32, 48, 96, 128)
@@ -124,6 +137,24 @@ class Reader(nn.Module):
         x = self.features(crop)
         x = torch.flatten(F.adaptive_avg_pool2d(x, 1), 1)
         return self.classify(self.drop(x))
+
+
+class WholeCard(nn.Module):
+    """[N, 3, CARD_H, CARD_W] -> [N, 52] logits (`CODES_BY_SUIT` order)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            conv_bn(3, 24), nn.MaxPool2d(2),                         # 28 x 20
+            conv_bn(24, 40), conv_bn(40, 40), nn.MaxPool2d(2),       # 14 x 10
+            conv_bn(40, 64), conv_bn(64, 64), nn.MaxPool2d(2),       # 7 x 5
+            conv_bn(64, 96), conv_bn(96, 32, kernel=1),
+        )
+        self.drop = nn.Dropout(0.2)
+        self.classify = nn.Linear(32 * (CARD_H // 8) * (CARD_W // 8), len(CODES_BY_SUIT))
+
+    def forward(self, card: torch.Tensor) -> torch.Tensor:
+        return self.classify(self.drop(torch.flatten(self.features(card), 1)))
 
 
 def parameter_count(net: nn.Module) -> int:

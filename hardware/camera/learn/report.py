@@ -11,6 +11,7 @@ were not trained on, and report.json.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from hardware.camera.model.spec import (
     UP_COS,
     UP_SIN,
 )
+from hardware.camera.synth.decks import DESIGNS, HELD_OUT, missing_card_art
 
 PEAK = 0.5  # a heat cell at or above this that is a 3x3 local maximum is a detection
 LOW_PEAK = 0.3  # the same figures at a lower floor, for a runtime that asks less
@@ -69,6 +71,25 @@ def evaluate_reader(net: Reader, art: Artwork, count: int, seed: int) -> dict[st
         "wrong_code_rate": _share((guess[cards] != truth[cards]) & (guess[cards] != _NONE)),
         "none_called_a_card": _share(guess[others] != _NONE),
     }
+
+
+def scoring_artwork(training: Artwork, names: list[str] | None, progress: bool,
+                    log: Callable[[str], None]) -> tuple[Artwork, str]:
+    """The art the figures are taken on: the designs `names` (None: the held-out ones), or
+    (where their art or the data module refuses them) the training designs, said so in the
+    report."""
+    names = names if names is not None else list(HELD_OUT)
+    if all(n in training.names for n in names):
+        return training, "training designs: " + ", ".join(names)
+    why = missing_card_art(tuple(n for n in names if n in DESIGNS))
+    if why is None:
+        try:
+            art = Artwork.load(names, progress=progress, variants=False, evaluation=True)
+            return art, "held-out designs: " + ", ".join(art.names)
+        except ValueError as e:
+            why = str(e)
+    log(f"scoring on the training designs: the held-out ones are not available ({why})")
+    return training, "training designs (held-out not available)"
 
 
 def _share(hits: np.ndarray) -> float | None:

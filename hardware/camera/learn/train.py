@@ -1,5 +1,5 @@
-"""Training the finder and the reader on randomised synthetic data, then exporting both to ONNX
-and scoring them on card designs held out of training.
+"""Training the finder, the reader and the card reader (`learn.whole`) on randomised synthetic
+data, then exporting them to ONNX and scoring them on card designs held out of training.
 
 Data: `learn.data` draws every sample from its own generator, seeded by (seed, net, sample
 number), so the data a run sees depends on the seed alone, however many worker processes draw
@@ -26,7 +26,7 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset
 
-from hardware.camera.learn import crops, data
+from hardware.camera.learn import crops, data, whole
 from hardware.camera.learn.export import export_finder, export_reader
 from hardware.camera.learn.fit import (
     Budget,
@@ -37,20 +37,22 @@ from hardware.camera.learn.fit import (
     reader_loss,
     use_threads,
 )
-from hardware.camera.learn.nets import READER_CHANNELS, Finder, Reader, parameter_count
+from hardware.camera.learn.nets import READER_CHANNELS, Finder, Reader, WholeCard, parameter_count
 from hardware.camera.learn.report import (
     evaluate_finder,
     evaluate_reader,
     inference_speed,
     previous_report,
+    scoring_artwork,
     write_report,
 )
-from hardware.camera.model.spec import CORNERS_FILE, INDEX_FILE, REPORT_FILE
+from hardware.camera.model.spec import CARD_FILE, CORNERS_FILE, INDEX_FILE, REPORT_FILE
 from hardware.camera.synth.decks import DESIGNS, HELD_OUT, missing_card_art
 from hardware.cards import CODES_BY_SUIT
 
-FINDER_SHARE = 0.72  # of the time budget; the reader gets READER_SHARE, the rest loads/scores
-READER_SHARE = 0.22
+# of the time budget: the finder's, the reader's and the card reader's steps (its crops are
+# drawn before, in about 5 minutes for whole.POOL on one worker); the rest loads and scores
+FINDER_SHARE, READER_SHARE, CARD_SHARE = 0.66, 0.2, 0.05
 DEFAULT_MINUTES = 100.0
 _FINDER_STREAM, _READER_STREAM = 1, 2
 HOUSE = "house"  # the design name of an enrolled deck
@@ -80,6 +82,8 @@ class Plan:
     finder_lr: float = 2e-3
     dense_fans: float = 0.0  # share of the finder's pictures that are bridge-deal fans
     reader_lr: float = 2e-3
+    card_pool: int = whole.POOL  # the card reader's crops, drawn before it trains
+    card_steps: int | None = None
     eval_pictures: int = 150
     eval_crops: int = 3000
     eval_size: tuple[int, int] = (512, 384)
@@ -176,24 +180,6 @@ def _enrol(art: data.Artwork, faces: dict[str, np.ndarray], log: Callable[[str],
         + (f"; no picture of {', '.join(missing)}" if missing else ""))
 
 
-def scoring_artwork(plan: Plan, training: data.Artwork) -> tuple[data.Artwork, str]:
-    """The art the figures are taken on: the held-out designs, or (where their art or the data
-    module refuses them) the training designs, said so in the report."""
-    names = plan.eval_designs if plan.eval_designs is not None else list(HELD_OUT)
-    if all(n in training.names for n in names):
-        return training, "training designs: " + ", ".join(names)
-    why = missing_card_art(tuple(n for n in names if n in DESIGNS))
-    if why is None:
-        try:
-            art = data.Artwork.load(names, progress=plan.progress, variants=False,
-                                        evaluation=True)
-            return art, "held-out designs: " + ", ".join(art.names)
-        except ValueError as e:
-            why = str(e)
-    plan.log(f"scoring on the training designs: the held-out ones are not available ({why})")
-    return training, "training designs (held-out not available)"
-
-
 def _train_finder(plan: Plan, art: data.Artwork, seconds: float
                   ) -> tuple[Finder, dict[str, Any]]:
     """The finder trained on `art` for `seconds` (or plan.finder_steps) and exported into
@@ -214,6 +200,7 @@ def _train_finder(plan: Plan, art: data.Artwork, seconds: float
 #: what a model folder's report.json says of each network: carried over when it is kept
 FINDER_RECORDS = ("finder", "finder_scores", "finder_fine_tune")
 READER_RECORDS = ("reader", "reader_scores", "earlier_fine_tunes", "reader_fine_tune")
+CARD_RECORDS = ("card_reader",)
 
 
 def _kept(base: Path, out: Path, file: str, records: tuple[str, ...], run_key: str
@@ -232,9 +219,9 @@ def _kept(base: Path, out: Path, file: str, records: tuple[str, ...], run_key: s
 
 
 def train(plan: Plan) -> dict[str, Any]:
-    """Run the whole training: data, both networks (or one, beside the other kept from a
-    trained model), ONNX export, scores; returns the report (also written to
-    plan.out / report.json)."""
+    """Run the whole training: data, the three networks (or the finder or the reader alone,
+    beside the other and the card reader kept from a trained model), ONNX export, scores;
+    returns the report (also written to plan.out / report.json)."""
     started = time.monotonic()
     _check(plan)
     use_threads(plan.threads)
@@ -244,18 +231,30 @@ def train(plan: Plan) -> dict[str, Any]:
     budget, out = plan.minutes * 60, plan.out
     finder: Finder | None = None
     reader: Reader | None = None
-    if plan.finder_from is None:  # alone, it has the reader's share of the budget too
-        alone = READER_SHARE if plan.reader_from is not None else 0.0
+    card: WholeCard | None = None
+    card_report: dict[str, Any] = {}
+    if plan.finder_from is None:  # alone, it has the other networks' shares too
+        alone = READER_SHARE + CARD_SHARE if plan.reader_from is not None else 0.0
         finder, finder_report = _train_finder(plan, art, budget * (FINDER_SHARE + alone))
     else:
         finder_report = _kept(plan.finder_from, out, CORNERS_FILE, FINDER_RECORDS, "finder_run")
     if plan.reader_from is None:
-        alone = FINDER_SHARE if plan.finder_from is not None else 0.0
+        alone = FINDER_SHARE + CARD_SHARE if plan.finder_from is not None else 0.0
         reader, reader_report = _train_reader(plan, art, budget * (READER_SHARE + alone))
     else:
         reader_report = _kept(plan.reader_from, out, INDEX_FILE, READER_RECORDS, "reader_run")
+    kept_from = plan.finder_from or plan.reader_from
+    if kept_from is None:
+        card, figures = whole.fit_card_reader(
+            art, out / CARD_FILE, plan.seed, plan.card_pool,
+            Budget(plan.card_steps, budget * CARD_SHARE), plan.workers, plan.progress)
+        card_report = {"card_reader": figures}
+    elif (kept_from / CARD_FILE).is_file():  # one network kept: its model's card reader too
+        card_report = _kept(kept_from, out, CARD_FILE, CARD_RECORDS, "card_run")
+    else:  # a model trained before the card reader: its cards are read by their corners
+        (out / CARD_FILE).unlink(missing_ok=True)
 
-    scoring, scored_on = scoring_artwork(plan, art)
+    scoring, scored_on = scoring_artwork(art, plan.eval_designs, plan.progress, plan.log)
     plan.log(f"scoring on {scored_on}")
     if finder is not None:
         finder_report["finder_scores"] = evaluate_finder(finder, scoring, plan.eval_pictures,
@@ -263,6 +262,9 @@ def train(plan: Plan) -> dict[str, Any]:
     if reader is not None:
         reader_report["reader_scores"] = evaluate_reader(reader, scoring, plan.eval_crops,
                                                          plan.seed)
+    if card is not None:
+        card_report["card_reader"]["scores"] = whole.evaluate_card_reader(
+            card, scoring, plan.eval_crops, plan.seed)
     report = {
         "seed": plan.seed,
         "designs": art.names,
@@ -273,6 +275,7 @@ def train(plan: Plan) -> dict[str, Any]:
                  "backs": len(art.backs), "dense_fan_share": plan.dense_fans},
         **finder_report,
         **reader_report,
+        **card_report,
         "speed_one_thread": inference_speed(out),
         "threads": plan.threads,
         "workers": plan.workers,
@@ -288,7 +291,9 @@ def train(plan: Plan) -> dict[str, Any]:
 def _check(plan: Plan) -> None:
     """A plan that cannot run, refused before any card art is loaded."""
     timed = ((plan.finder_from is None and plan.finder_steps is None)
-             or (plan.reader_from is None and plan.reader_steps is None))
+             or (plan.reader_from is None and plan.reader_steps is None)
+             or (plan.finder_from is None and plan.reader_from is None
+                 and plan.card_steps is None))
     if plan.minutes <= 0 and timed:
         raise TrainError("--minutes must be above 0")
     for size in plan.finder_size:

@@ -1,6 +1,6 @@
 """The contract between training (`hardware/camera/learn/`) and the runtime (find, read).
 
-Every number both sides must agree on lives here, once. Two networks, each an ONNX file in
+Every number both sides must agree on lives here, once. Three networks, each an ONNX file in
 this folder:
 
 **corners.onnx**, the finder. Input `image`: float32 [1, 3, H, W], BGR in [0, 1], the frame
@@ -24,6 +24,14 @@ upright crop of one corner index cut from the *full-resolution* frame: centred o
 centre, rotated so the card's up points up, `CROP_H_CARD` card widths tall and
 `CROP_W_CARD` card widths wide. Output `logits`: float32 [N, len(CLASSES)], CLASSES = the 52
 codes in `CODES_BY_SUIT` order, then `NOT_A_CARD` (a crop that holds no readable index).
+
+**card.onnx**, the card reader. Input `card`: float32 [N, 3, CARD_H, CARD_W], BGR in [0, 1],
+the whole card cut upright from the full-resolution frame (`crop.cut_card`): centred on the
+card's centre, its up pointing up or down (a card seen by its two opposite indices has no
+telling which is its top), `CARD_W` pixels to one card width and `CARD_ASPECT` widths tall.
+Output `logits`: float32 [N, 52], the codes in `CODES_BY_SUIT` order. It reads a card by its
+whole face (a number card's pips lie the same way on every standard deck) and only ever
+confirms a corner read (`merge.py`).
 """
 
 from __future__ import annotations
@@ -54,6 +62,9 @@ CARD_ASPECT = 1.43
 #: than the finder's guess (which runs a third long or short on designs it has not seen).
 INDEX_SPAN = 1.29
 
+CARD_H, CARD_W = 56, 40
+
 CORNERS_FILE = "corners.onnx"
 INDEX_FILE = "index.onnx"
+CARD_FILE = "card.onnx"
 REPORT_FILE = "report.json"

@@ -23,7 +23,13 @@ from dealer_assist.cli import main  # noqa: E402
 from hardware.camera.learn import data  # noqa: E402
 from hardware.camera.learn.export import session  # noqa: E402
 from hardware.camera.learn.finder_tune import FinderTune, finder_tune, load_finder  # noqa: E402
-from hardware.camera.model.spec import CORNERS_FILE, HEAT_INDEX, INDEX_FILE, REPORT_FILE  # noqa: E402
+from hardware.camera.model.spec import (  # noqa: E402
+    CARD_FILE,
+    CORNERS_FILE,
+    HEAT_INDEX,
+    INDEX_FILE,
+    REPORT_FILE,
+)
 from hardware.camera.synth.decks import APT_PACKAGES, missing_card_art  # noqa: E402
 
 MODEL = Path(__file__).resolve().parents[3] / "hardware" / "camera" / "model"
@@ -67,7 +73,8 @@ def test_a_few_fine_tuning_steps_write_a_model_that_onnxruntime_runs(tmp_path: P
     maps = session(tmp_path / CORNERS_FILE).run(
         None, {"image": np.zeros((1, 3, 256, 320), np.float32)})[0]
     assert maps.shape == (1, 7, 64, 80)
-    assert (tmp_path / INDEX_FILE).read_bytes() == (MODEL / INDEX_FILE).read_bytes()
+    for kept in (INDEX_FILE, CARD_FILE):  # the readers, copied as they are
+        assert (tmp_path / kept).read_bytes() == (MODEL / kept).read_bytes()
     on_disk = orjson.loads((tmp_path / REPORT_FILE).read_bytes())
     assert on_disk["finder_fine_tune"]["dense_fan_share"] == 0.5
     assert "reader" in on_disk  # the shipped model's own record is kept

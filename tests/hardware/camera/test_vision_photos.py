@@ -32,6 +32,7 @@ from hardware.camera.learn.photos import (  # noqa: E402
     photo_files,
 )
 from hardware.camera.model.spec import (  # noqa: E402
+    CARD_FILE,
     CLASSES,
     CORNERS_FILE,
     CROP_H,
@@ -128,7 +129,8 @@ def test_a_tiny_fine_tune_runs_end_to_end(labelled: Path, tmp_path: Path) -> Non
     assert report["fit"]["steps"] == 3 and report["fit"]["onnx_max_difference"] <= 1e-4
     assert 0.0 <= report["after"]["photo_accuracy"] <= 1.0
     out = tmp_path / "model"
-    assert (out / CORNERS_FILE).read_bytes() == (MODEL / CORNERS_FILE).read_bytes()
+    for kept in (CORNERS_FILE, CARD_FILE):  # copied as they are
+        assert (out / kept).read_bytes() == (MODEL / kept).read_bytes()
     logits = session(out / INDEX_FILE).run(None, {"crop": np.zeros((2, 3, CROP_H, CROP_W),
                                                                     np.float32)})[0]
     assert logits.shape == (2, len(CLASSES))

@@ -33,6 +33,9 @@ from hardware.camera.learn.train import (  # noqa: E402
     train,
 )
 from hardware.camera.model.spec import (  # noqa: E402
+    CARD_FILE,
+    CARD_H,
+    CARD_W,
     CLASSES,
     CORNERS_FILE,
     CROP_H,
@@ -57,7 +60,7 @@ def _tiny(out: Path, seed: int = 0) -> Plan:
     return Plan(out=out, seed=seed, finder_steps=3, reader_steps=3, designs=[DESIGN],
                 eval_designs=[DESIGN], variants=False, finder_batch=2, reader_batch=16,
                 finder_size=(128, 128), eval_pictures=2, eval_crops=40, eval_size=(256, 192), threads=1, workers=1,
-                progress=False, log=lambda _: None)
+                card_pool=200, card_steps=3, progress=False, log=lambda _: None)
 
 
 @pytest.fixture(scope="module")
@@ -81,10 +84,15 @@ def test_tiny_run_writes_models_that_onnxruntime_runs(run: tuple[Path, dict]) ->
     assert logits.shape == (5, len(CLASSES))
     on_disk = orjson.loads((out / REPORT_FILE).read_bytes())
     assert on_disk["seed"] == 0 and on_disk["designs"] == [DESIGN]
-    for net in ("finder", "reader"):
-        assert on_disk[net]["steps"] == 3
-        assert on_disk[net]["onnx_max_difference"] <= 1e-4
-        assert np.isfinite(on_disk[net]["final_loss"])
+    card = session(out / CARD_FILE)
+    logits = card.run(None, {"card": np.zeros((2, 3, CARD_H, CARD_W), np.float32)})[0]
+    assert logits.shape == (2, 52)
+    for figures in (on_disk["finder"], on_disk["reader"], on_disk["card_reader"]["fit"]):
+        assert figures["steps"] == 3
+        assert figures["onnx_max_difference"] <= 1e-4
+        assert np.isfinite(figures["final_loss"])
+    assert on_disk["card_reader"]["pool"] == 200
+    assert 0.0 <= on_disk["card_reader"]["scores"]["accuracy"] <= 1.0
     assert 0.0 <= on_disk["reader_scores"]["accuracy"] <= 1.0
     assert on_disk["finder_scores"]["index"]["true"] > 0
     assert on_disk["torch"] == torch.__version__
@@ -99,12 +107,15 @@ def test_same_seed_same_first_loss(run: tuple[Path, dict], tmp_path: Path) -> No
     for net in ("finder", "reader"):
         assert again[net]["first_loss"] == pytest.approx(first[net]["first_loss"], rel=1e-5)
         assert other[net]["first_loss"] != pytest.approx(first[net]["first_loss"], rel=1e-5)
+    card_loss = first["card_reader"]["fit"]["first_loss"]
+    assert again["card_reader"]["fit"]["first_loss"] == pytest.approx(card_loss, rel=1e-5)
+    assert other["card_reader"]["fit"]["first_loss"] != pytest.approx(card_loss, rel=1e-5)
 
 
 def test_a_new_reader_beside_a_kept_finder(run: tuple[Path, dict], tmp_path: Path) -> None:
-    """`--new-reader`: the reader alone trains anew, at the widths asked; the finder is the
-    base model's file, byte for byte, and the report carries its records; the new reader
-    loads back for a fine-tune at its own widths."""
+    """`--new-reader`: the reader alone trains anew, at the widths asked; the finder and the
+    card reader are the base model's files, byte for byte, and the report carries their
+    records; the new reader loads back for a fine-tune at its own widths."""
     base, before = run
     widths = (8, 16, 16, 24, 32)
     plan = _tiny(tmp_path / "new")
@@ -116,6 +127,8 @@ def test_a_new_reader_beside_a_kept_finder(run: tuple[Path, dict], tmp_path: Pat
     assert report["finder_scores"] == before["finder_scores"]
     assert report["finder_run"] == {"kept_from": str(base), "seed": 0, "minutes_budget":
                                     before["minutes_budget"], "designs": [DESIGN]}
+    assert (out / CARD_FILE).read_bytes() == (base / CARD_FILE).read_bytes()
+    assert report["card_reader"] == before["card_reader"]
     assert report["reader"]["steps"] == 3 and report["reader"]["channels"] == list(widths)
     assert report["data"]["recoloured_ink_share"] > 0 and report["data"]["backs"] > 1
     logits = session(out / INDEX_FILE).run(None, {"crop": np.zeros((2, 3, CROP_H, CROP_W),
