@@ -36,8 +36,9 @@ network shows the loss.
 The run is reproducible from --seed: every picture is drawn from its own generator
 seeded by (seed, network, picture number), and the weights start from the seed. With
 --minutes the number of steps follows the machine's speed (report.json records it);
---finder-steps and --reader-steps (and --steps, every network) repeat a run step for step. CPU thread scheduling can
-still make two runs differ in the last bits of the losses.
+--finder-steps and --reader-steps (and --steps, every network) repeat a run step for
+step. CPU thread scheduling can still make two runs differ in the last bits of the
+losses.
 
 --faces DIR (enrolment, optional): a folder of the house's own face pictures, one per
 card named by its code (AS.png, TH.jpg or 10H.jpg, QS.png, ...; 52 files) and optionally
@@ -79,9 +80,10 @@ corner index; the reader is copied as it is.
 where its two corner indices leave it unsure (a number card's pips lie the same way on
 every standard deck), trained on synthetic crops of whole cards beside the finder and
 reader of a trained model (--from, default the shipped one), which are copied. It draws
---card-pool crops first (default {CARD_POOL}, about 5 minutes with one --workers process), then trains for --minutes (default {CARD_ONLY_MINUTES:g}) or --steps. The other modes
-that keep a network of --from keep its card reader too; a model folder without card.onnx
-reads cards by their corners alone.
+--card-pool crops first (default {CARD_POOL}, about 5 minutes with one --workers
+process), then trains for --minutes (default {CARD_ONLY_MINUTES:g}) or --steps. The other
+modes that keep a network of --from keep its card reader too; a model folder without
+card.onnx reads cards by their corners alone.
 
 To use the result: dealer-assist vision detect IMAGE --model {DEFAULT_OUT}, or copy the
 model files into hardware/camera/model/ to ship them.
@@ -221,9 +223,13 @@ def _train(args: argparse.Namespace) -> int:
     else:
         index = report["finder_scores"]["index"]
         finder = f"finder recall {_pct(index['recall'])}, precision {_pct(index['precision'])}"
-    card = report.get("card_reader", {}).get("scores")
-    card_said = f"; card reader {card['accuracy']:.1%} right" if card else ""
-    card_file = ", card.onnx" if (args.out / "card.onnx").is_file() else ""
+    if "card_run" in report:
+        card_said = f"; the card reader kept from {report['card_run']['kept_from']}"
+    elif "card_reader" in report:
+        card_said = f"; card reader {report['card_reader']['scores']['accuracy']:.1%} right"
+    else:
+        card_said = "; no card reader (--from has none): cards are read by their corners"
+    card_file = ", card.onnx" if "card_reader" in report else ""
     print(f"wrote {args.out}/corners.onnx, index.onnx{card_file}, report.json in "
           f"{report['wall_seconds'] / 60:.1f} min; on {report['scored_on']}: {reader}; "
           f"{finder}{card_said}; finder "

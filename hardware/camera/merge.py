@@ -4,10 +4,9 @@ Reads of one card (its two indices, or each index a fan leaves in view) are grou
 and predicted card centre (`group_cards`, rule by rule in docs/vision-details.md); a card is
 read sure or unsure by the runtime's settings (`model/settings.py`); its quad follows from
 its centre, up, width and `spec.CARD_ASPECT`, and a card seen by one index takes the frame's
-other cards' scale (`_deck_scale`). A card seen by both its opposite indices whose corners
-alone leave it unsure is read whole (`read.CardReader`, given to `merge` as `read_card`) and is
-sure when that read gives its code at `settings.card_sure`. Back spots on no face are
-face-down cards.
+other cards' scale (`_deck_scale`). A card its corners alone leave unsure is read whole
+(`read.CardReader`, given to `merge` as `read_card`) and is sure when that read gives its
+code at `settings.card_sure`. Back spots on no face are face-down cards.
 """
 
 from __future__ import annotations
@@ -313,9 +312,10 @@ def _sure(card: Card, settings: Settings) -> bool:
 
 
 def _read_whole(card: Card, read_card: CardRead | None, settings: Settings) -> bool:
-    """Whether the card, seen by both its opposite indices (which give its centre, up and
-    width well), is read whole as its surest read's code at `settings.card_sure` or more."""
-    if read_card is None or card.pair is None:
+    """Whether the card, cut at its centre, up and width (its two opposite indices give them
+    well; one index, as the finder guesses them, scaled as the deck's pairs say), is read
+    whole as its surest read's code at `settings.card_sure` or more."""
+    if read_card is None:
         return False
     code, prob = read_card(card.centre, card.up, card.width)
     return code == card.best.code and prob >= settings.card_sure

@@ -5,10 +5,11 @@ A number card's pips lie the same way on every standard French-suited deck, so a
 unseen design's corner index leaves in doubt (a large pip under the rank, cut by the index
 crop) is still told by its face. The reader's crops are cut with `model.crop.cut_card`
 exactly as the runtime cuts them, around a card laid as the finder's pictures lay them
-(`data`), perhaps over another card, perhaps with one on top over a strip of it (both its
-indices still in view: the merge asks only about a card whose two opposite indices it
-sees), chips, the light, glare and camera faults of `scenes`, and the error in the centre,
-up and width that a card's two indices give the runtime; its up points either way.
+(`data`), perhaps over another card, perhaps with one on top over a strip of its side,
+chips, the light, glare and camera faults of `scenes`, and the error in the centre, up and
+width that a card's two indices give the runtime (one index gives more, which these crops
+do not yet draw); its up points either way (which of a pair's indices is the top is not
+known).
 
 A pool of `CardTrain.pool` crops is drawn once (crop *i* from `default_rng([seed, 5, i])`,
 in worker processes), then batches are drawn from it (sample *n* of the run is pool crop

@@ -77,13 +77,15 @@ class Settings:
     #: in that list; 262 cards): 0.7 -> 96.95 / 100, 0.6 -> 97.33 / 100, 0.3 to 0.52 ->
     #: 98.09 / 100, half A and the six designs' frames unchanged: 0.5
     pair_sure: float = 0.5
-    #: a card seen by both its opposite corner indices that is not sure by its corners is
-    #: sure when the card reader (`card.onnx`), reading it whole, gives its code at this
-    #: probability or more. Chosen by a rule written first (docs/vision-history.md, "A card
-    #: read whole"): the highest of 0.9, 0.8 and 0.7 with the most found on the choice sets
-    #: and no card or right code lost, no wrong code added. 0.9, 0.8 and 0.7 alike: half A
-    #: 99.06 / 100, ten designs 99.24 / 100, third set 96.79 / 100 (all as off), dense fans
-    #: 81.61% found (off: 81.53) with the same 7 wrong codes: 0.9
+    #: a card that is not sure by its corners is sure when the card reader (`card.onnx`),
+    #: reading it whole, gives its code at this probability or more. Chosen by a rule
+    #: written first (docs/vision-history.md, "A card read whole"), asking only cards seen by
+    #: both opposite indices: the highest of 0.9, 0.8 and 0.7 with the most found on the
+    #: choice sets and no card or right code lost, no wrong code added. 0.9, 0.8 and 0.7
+    #: alike: half A 99.06 / 100, ten designs 99.24 / 100, third set 96.79 / 100 (all as
+    #: off), dense fans 81.61% found (off: 81.53) with the same 7 wrong codes: 0.9. Then, by
+    #: a second rule, cards seen by one index are asked too: dense fans 81.63%, the same
+    #: wrong codes, the rest unchanged
     card_sure: float = 0.9
     #: reads of the same code whose predicted card centres lie within this many card widths
     #: are the indices of one card (a card's two indices predict one centre, fanned cards

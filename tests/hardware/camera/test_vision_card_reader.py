@@ -1,6 +1,6 @@
 """The card reader (`card.onnx`), which reads a card by its whole face: the crop it is given,
-the merge's use of it (only to confirm a card seen by both its opposite indices that its
-corners leave unsure), the shipped network on rendered cards, and model folders without it."""
+the merge's use of it (only to confirm the surest read of a card its corners leave unsure),
+the shipped network on rendered cards, and model folders without it."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def test_a_pair_its_corners_leave_unsure_is_sure_when_read_whole_as_its_code() -
     whole = _Whole("9S", 0.95)
     (s,) = merge(_PAIR, [], (1080, 1920), SETTINGS, whole)
     assert (s.card, s.face) == ("9S", "up")
-    ((centre, up, width),) = whole.asked  # asked once, about the card its indices give
+    ((centre, up, width),) = whole.asked  # asked once, where its two indices put the card
     assert centre == pytest.approx((500, 400)) and width == pytest.approx(224 / 1.29, rel=0.01)
     assert abs(up[0]) < 1e-9 and abs(up[1]) == pytest.approx(1.0)
     for other in (_Whole("9S", 0.85), _Whole("8S", 0.99)):  # not sure enough; another code
@@ -102,17 +102,26 @@ def test_a_pair_its_corners_leave_unsure_is_sure_when_read_whole_as_its_code() -
     assert s.face == "unsure"  # off
 
 
-def test_only_a_card_seen_by_both_indices_and_unsure_is_read_whole() -> None:
+def test_a_card_seen_by_one_index_is_read_whole_where_the_merge_puts_it() -> None:
+    whole = _Whole("9S", 0.95)
+    (s,) = merge(_PAIR[:1], [], (1080, 1920), SETTINGS, whole)
+    assert (s.card, s.face) == ("9S", "up")
+    ((centre, up, width),) = whole.asked  # the finder's centre and width for that index
+    assert centre == pytest.approx((500, 400)) and width == pytest.approx(100.0)
+    assert up == (0.0, -1.0)
+
+
+def test_only_an_unsure_card_is_read_whole_and_only_its_surest_code_stands() -> None:
     whole = _Whole("9S", 0.99)
-    (s,) = merge(_PAIR[:1], [], (1080, 1920), SETTINGS, whole)  # one index: no centre to trust
-    assert s.face == "unsure" and whole.asked == []
     sure = [replace(r, prob=0.97) for r in _PAIR]
     (s,) = merge(sure, [], (1080, 1920), SETTINGS, whole)  # sure already: not asked
     assert s.card == "9S" and whole.asked == []
-    # its two indices read as two codes: one card (`merge._disagree`), but not a pair
+    # its two indices read as two codes: one card (`merge._disagree`), its surest read 9C
     clash = [_PAIR[0], _read("9C", (564, 492), (0.0, 1.0), 0.7)]
     (s,) = merge(clash, [], (1080, 1920), SETTINGS, whole)
-    assert (s.card, s.face) == (None, "unsure") and whole.asked == []
+    assert (s.card, s.face) == (None, "unsure")  # read whole as the other corner's code
+    (s,) = merge(clash, [], (1080, 1920), SETTINGS, _Whole("9C", 0.99))
+    assert (s.card, s.face) == ("9C", "up")
 
 
 def _whole_reads(faces: dict, reader: CardReader) -> tuple[int, int, list[str]]:
