@@ -15,6 +15,7 @@ with no enrolment and no calibration.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -54,7 +55,5 @@ class Recognizer:
             return []
         spots, backs = self.finder(frame)
         reads = self.reader(frame, spots)
-        if self.card_reader.session is None:
-            return merge(reads, backs, frame.shape, self.settings)
-        return merge(reads, backs, frame.shape, self.settings,
-                     lambda centre, up, width: self.card_reader(frame, centre, up, width))
+        read_card = None if self.card_reader.session is None else partial(self.card_reader, frame)
+        return merge(reads, backs, frame.shape, self.settings, read_card)

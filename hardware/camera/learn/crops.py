@@ -66,10 +66,7 @@ def reader_sample(rng: np.random.Generator, art: Artwork, code: str | None = Non
     code = wanted
     negative = asked is None and rng.random() < 0.15
     # the target card lies with its chosen point (an index centre, or elsewhere) mid-canvas
-    # a camera whose frame is a few cards wide, centred on the canvas
-    frame_side = int(4 * render_width)
-    move = np.array([[1, 0, (side - frame_side) / 2], [0, 1, (side - frame_side) / 2], [0, 0, 1]])
-    homography = move @ scenes.view(rng, (frame_side, frame_side), MAX_TILT) @ np.linalg.inv(move)
+    homography = camera_view(rng, side, render_width)
     centre = np.array([side / 2, side / 2])
     angle = float(rng.uniform(0, 360))
     quad = scenes.project(homography, card_corners(centre, render_width, face.aspect, angle))
@@ -109,10 +106,7 @@ def reader_sample(rng: np.random.Generator, art: Artwork, code: str | None = Non
             return reader_sample(rng, art, asked, fans)
     if label == _NONE and _index_near(laid, card, centre, 0.2 * render_width):
         return reader_sample(rng, art, asked, fans)  # another card's index is where it is cut
-    image = scenes.light(canvas.image, rng)
-    if rng.random() < 0.15:
-        image, _ = scenes.glare(image, rng)
-    frame = scenes.degrade(image, rng, float(np.clip(render_width / 110, 0.4, 1.0)))
+    frame = photograph(rng, canvas, render_width)
     # the runtime's errors: the finder's centre, up and width are a little off
     jitter = rng.normal(0, SHIFT_SPREAD * render_width, 2)
     turn = np.deg2rad(float(np.clip(rng.normal(0, TURN_SPREAD), -TURN_MOST, TURN_MOST)))
@@ -131,6 +125,23 @@ def reader_sample(rng: np.random.Generator, art: Artwork, code: str | None = Non
     if rng.random() < GREY:
         crop = cv2.cvtColor(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     return crop, label
+
+
+def camera_view(rng: np.random.Generator, side: int, width: float) -> np.ndarray:
+    """The homography of a camera whose frame is a few cards `width` wide, leaning as
+    `scenes.view` draws it, centred on a square canvas of `side` pixels."""
+    frame_side = int(4 * width)
+    move = np.array([[1, 0, (side - frame_side) / 2], [0, 1, (side - frame_side) / 2], [0, 0, 1]])
+    return move @ scenes.view(rng, (frame_side, frame_side), MAX_TILT) @ np.linalg.inv(move)
+
+
+def photograph(rng: np.random.Generator, canvas: Canvas, width: float) -> np.ndarray:
+    """The canvas as a camera gives it: the light, perhaps glare, and the camera's faults,
+    as strong as suits cards `width` pixels wide."""
+    image = scenes.light(canvas.image, rng)
+    if rng.random() < 0.15:
+        image, _ = scenes.glare(image, rng)
+    return scenes.degrade(image, rng, float(np.clip(width / 110, 0.4, 1.0)))
 
 
 def _printed(rng: np.random.Generator, card: Laid) -> np.ndarray:

@@ -14,7 +14,6 @@ The loop, the losses and the learning rate are `learn.fit`'s.
 from __future__ import annotations
 
 import platform
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ import torch
 from torch.utils.data import Dataset
 
 from hardware.camera.learn import crops, data, whole
-from hardware.camera.learn.export import export_finder, export_reader
+from hardware.camera.learn.export import copy_networks, export_finder, export_reader
 from hardware.camera.learn.fit import (
     Budget,
     TrainError,
@@ -208,9 +207,7 @@ def _kept(base: Path, out: Path, file: str, records: tuple[str, ...], run_key: s
     """One network of the model folder `base` (its `file`), copied into `out` as it is, and
     its `records` from base's report (under `run_key`: the seed, budget and designs of the run
     that trained it)."""
-    out.mkdir(parents=True, exist_ok=True)
-    if (out / file).resolve() != (base / file).resolve():
-        shutil.copyfile(base / file, out / file)
+    copy_networks(base, out, (file,))
     before = previous_report(base)
     kept = {key: before[key] for key in records if key in before}
     run = before.get(run_key) or {key: before.get(key)

@@ -34,8 +34,8 @@ from tqdm import tqdm
 
 from hardware.camera.learn import scenes
 from hardware.camera.learn.artwork import Artwork
-from hardware.camera.learn.crops import GREY, neighbour, paste
-from hardware.camera.learn.data import MAX_TILT, Laid, designs_for_training, pick_face
+from hardware.camera.learn.crops import GREY, camera_view, neighbour, paste, photograph
+from hardware.camera.learn.data import Laid, designs_for_training, pick_face
 from hardware.camera.learn.export import copy_networks, export_card_reader
 from hardware.camera.learn.fit import Budget, TrainError, batches, fit, reader_loss, use_threads
 from hardware.camera.learn.nets import WholeCard, parameter_count
@@ -70,10 +70,7 @@ def card_sample(rng: np.random.Generator, art: Artwork) -> tuple[np.ndarray, int
     canvas = scenes.Canvas.over(background(rng, art.bank, (side, side), layout=0.2,
                                            second=0.1))
     face, code = pick_face(rng, art, int(rng.integers(len(art.faces))))
-    frame_side = int(4 * width)  # a camera whose frame is a few cards wide
-    move = np.array([[1, 0, (side - frame_side) / 2], [0, 1, (side - frame_side) / 2],
-                     [0, 0, 1]])
-    homography = move @ scenes.view(rng, (frame_side, frame_side), MAX_TILT) @ np.linalg.inv(move)
+    homography = camera_view(rng, side, width)
     angle = float(rng.uniform(0, 360))
     quad = scenes.project(homography, card_corners(np.array([side / 2, side / 2]), width,
                                                    face.aspect, angle))
@@ -92,10 +89,7 @@ def card_sample(rng: np.random.Generator, art: Artwork) -> tuple[np.ndarray, int
     if rng.random() < 0.2:
         scenes.draw_chips(canvas, rng, np.array([side / 2, side / 2])
                           + rng.normal(0, 0.6 * width, 2), width * rng.uniform(0.3, 0.6))
-    image = scenes.light(canvas.image, rng)
-    if rng.random() < 0.15:
-        image, _ = scenes.glare(image, rng)
-    frame = scenes.degrade(image, rng, float(np.clip(width / 110, 0.4, 1.0)))
+    frame = photograph(rng, canvas, width)
     q = card.quad
     up = (q[0] + q[1] - q[2] - q[3]) / 2
     up = up / (np.linalg.norm(up) or 1.0) * rng.choice([-1, 1])

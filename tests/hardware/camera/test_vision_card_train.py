@@ -28,19 +28,10 @@ from hardware.camera.model.spec import (  # noqa: E402
     REPORT_FILE,
 )
 from hardware.camera.read import CardReader  # noqa: E402
-from hardware.camera.synth.decks import APT_PACKAGES, missing_card_art  # noqa: E402
 from hardware.cards import CODES_BY_SUIT  # noqa: E402
 
-DESIGN = "anglo"
+DESIGN = "anglo"  # the design of conftest's `art`
 MODEL = Path(__file__).resolve().parents[3] / "hardware" / "camera" / "model"
-
-
-@pytest.fixture(scope="module")
-def art() -> Artwork:
-    why = missing_card_art((DESIGN,))
-    if why:
-        pytest.skip(f"SKIPPED LOUDLY: no card art ({why}); CI installs {' '.join(APT_PACKAGES)}")
-    return Artwork.load([DESIGN], progress=False, variants=False)
 
 
 def test_the_pool_is_drawn_from_the_seed(art: Artwork) -> None:
