@@ -15,7 +15,10 @@ to 2 s. The window (100 ms by default) stands for the shipper's own pace: the ta
 shipper polls its log every 0.5 s; shipping every event on its own costs one transaction per
 event, and at 500 tables on 2 cores that overhead, not the events, is what fills the machine
 (docs/floor.md, "Catch-up and the benchmark"). `--poll SECONDS` runs each table's Shipper in its own thread instead, as the table
-service does, polling its log every SECONDS.
+service does, polling its log every SECONDS. The floor service's folder (floor/fold.py) runs
+beside them, in the main process, on the store's owner: it folds the read models from the
+stored events as the floor service does (woken by each stored batch), so the store carries
+both loads; what it has left at the end is folded before the figures, which it does not change.
 
 Without `--dsn` the benchmark starts its own throwaway cluster (initdb, pg_ctl: floor.cluster)
 with `track_commit_timestamp = on` and `max_connections` above N, so a central commit time is
@@ -122,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--outage", type=float, default=0.0, metavar="SECONDS",
                         help="stop the central store this long, 30 s into the dealing (or half-way "
                              "if shorter; own cluster only; default: no outage)")
-    parser.add_argument("--dsn", help="an existing store's owner (default: a throwaway cluster)")
+    parser.add_argument("--dsn", help="an existing store's owner, without its password (that "
+                        "is in libpq's password file, PGPASSFILE); default: a throwaway cluster")
     parser.add_argument("--procs", type=int, default=min(os.cpu_count() or 2, 4),
                         help="processes the tables are shared among (default: the CPUs, <= 4)")
     parser.add_argument("--workers", type=int, default=4,
@@ -190,9 +194,20 @@ def _role_dsn(owner: str, role: str, password: str) -> str:
     return psycopg.conninfo.make_conninfo(owner, user=role, password=password)
 
 
+def fold_left(owner: str) -> int:
+    """Fold what the folder had not folded yet when the dealing ended; the number folded."""
+    import psycopg
+
+    from dealer_assist.floor.fold import fold_pending
+
+    with psycopg.connect(owner, autocommit=True) as conn:
+        return fold_pending(conn)
+
+
 def run(args: argparse.Namespace, owner: str, cluster: Any, work: Path) -> dict[str, Any]:
     from tqdm import tqdm
 
+    from dealer_assist.floor.fold import Folder
     from dealer_assist.floor.roles import role_of
 
     say = (lambda text: print(text, file=sys.stderr)) if args.json else print
@@ -213,6 +228,7 @@ def run(args: argparse.Namespace, owner: str, cluster: Any, work: Path) -> dict[
         60.0 + args.outage, outs[i])) for i in range(procs)]
     say(f"floor benchmark: {args.tables} tables at {args.speed:g}x for {deal_s:.0f} s in "
         f"{procs} processes" + (f", outage of {args.outage:g} s" if args.outage else ""))
+    folder = Folder(owner, backoff=(0.25, 2.0)).start()
     for child in children:
         child.start()
     down_at = start + min(30.0, args.minutes * 30) if args.outage else None
@@ -235,6 +251,9 @@ def run(args: argparse.Namespace, owner: str, cluster: Any, work: Path) -> dict[
         up_at.value = -1.0  # no outage: the watchers stop at once
     for child in children:
         child.join()
+    folder.stop()
+    say(f"read models: {folder.folded} events folded as they were stored, "
+        f"{fold_left(owner)} left at the end")
     shares = [pickle.loads(Path(out).read_bytes()) for out in outs if Path(out).exists()]
     if len(shares) != procs:
         raise SystemExit("floor benchmark: a table process failed (see above)")

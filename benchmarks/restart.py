@@ -99,14 +99,16 @@ def run_child(db: Path) -> int:
     from dealer_assist.domain.house import HouseRules
     from dealer_assist.services.live_table import LiveTable
     from dealer_assist.store.snapshot import TableSnapshots
+    from dealer_assist.store.snapshot_seal import SnapshotSeal
     from dealer_assist.store.sqlite_log import SqliteEventLog
 
     paytables = load_paytables()
     imports = time.perf_counter() - t0
     t0 = time.perf_counter()
     log = SqliteEventLog(db)
+    seal = SnapshotSeal("T1", b"the benchmark's sealing key, no secret")
     live = LiveTable(log, table_id="T1", house=HouseRules(), paytables=paytables,
-                     watchers=[SideBetGuard(paytables)], snapshots=TableSnapshots(log, db))
+                     watchers=[SideBetGuard(paytables)], snapshots=TableSnapshots(log, db, seal))
     live.public()
     seconds = time.perf_counter() - t0
     t0 = time.perf_counter()

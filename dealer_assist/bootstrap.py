@@ -47,17 +47,20 @@ from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.table import TableMachine
 from dealer_assist.export.keys import (
+    KeyProblem,
     checkpoint_signer_from_environment,
     signing_key_from_environment,
 )
 from dealer_assist.floor.checkpoints import table_public_key_from_environment
 from dealer_assist.floor.shipper import DSN_ENV, Shipper
 from dealer_assist.login import UserAccounts
+from dealer_assist.services.interruptions import after_start
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.records import TableRecords
 from dealer_assist.store.durable import log_problem
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.snapshot import TableSnapshots
+from dealer_assist.store.snapshot_seal import seal_from_environment
 from dealer_assist.store.sqlite_log import SqliteEventLog
 from dealer_assist.store.users import UserStore
 from dealer_assist.web.app import WebSettings, create_app
@@ -181,15 +184,18 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
         watch = config.surveillance
         watchers = [SideBetGuard(paytables, watch.threshold, watch.rearm)] \
             if watch.side_bets else []
+        snapshots = table_snapshots(config, log)
         live = LiveTable(log, table_id=config.table_id, house=config.house, paytables=paytables,
-                         watchers=watchers, snapshots=TableSnapshots(log, config.database))
+                         watchers=watchers, snapshots=snapshots)
         closers.append(live.close)  # a last snapshot, before the log closes
+        after_start(live)  # a shoe left open was interrupted by the stop (`restart`)
         app = create_app(live, UserAccounts(users), WebSettings(
             secure_cookies=config.web.secure_cookies, session_minutes=config.web.session_minutes,
             gaming_day=config.gaming_day),
             routers=[regulator_pages(config, paytables),
                      health_router(live, lambda: log_problem(config.database),
-                                   lambda: shipping_lag(table))])
+                                   lambda: shipping_lag(table),
+                                   snapshots.refused if snapshots else None)])
         app.state.display = config.display  # the board's language(s) and layout
         table = Table(config, log, users, live, app, paytable_report=report, _closers=closers)
         url = config.shoe.url
@@ -227,6 +233,16 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
             close()
         raise
     return table
+
+
+def table_snapshots(config: TableConfig, log: SqliteEventLog) -> TableSnapshots | None:
+    """The table's snapshot files, sealed with a key derived from its signing key; None
+    (every start replays the whole log) when DEALER_ASSIST_SIGNING_KEY is not set."""
+    try:
+        seal = seal_from_environment(config.table_id)
+    except KeyProblem as e:
+        raise StartError(f"snapshots: {e}") from None
+    return TableSnapshots(log, config.database, seal) if seal else None
 
 
 def virtual_camera(config: TableConfig) -> VirtualCamera:

@@ -1,12 +1,16 @@
 """Logins for the web: the users file behind the login throttle, every attempt logged.
 
 `UserAccounts` is the web's `Accounts` port (dealer_assist.web.auth) over the users file
-(dealer_assist.store.users: argon2). Before a password is checked the throttle says whether
-this client and this account must wait (services.login_throttle: growing delays, never a
-lockout). A person at the screen reads one answer for an unknown name, a wrong password, a
+(dealer_assist.store.users: argon2). Before a password is checked the throttle reserves the
+try, or says that this client and this account must wait (services.login_throttle: growing
+delays, never a lockout); a try reserved counts as a failure unless the password was right, so
+tries sent at once all count. A name no account can have (over 64 characters, a NUL or another
+character names never hold) is refused as an unknown name, after the same work, and counts
+too. A person at the screen reads one answer for an unknown name, a wrong password, a
 disabled account and a throttled try, so the answer tells no one which names exist; the
 operator's log tells them apart: every login, failure and throttle is a line on the
-`dealer_assist.login` logger with the name, the client's address and the outcome.
+`dealer_assist.login` logger with the name (cut short, control characters escaped), the
+client's address and the outcome.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from dealer_assist.services.login_throttle import LoginThrottle
+from dealer_assist.services.login_throttle import LoginThrottle, shown
 from dealer_assist.store.users import LoginRefused, UserStore
 from dealer_assist.web.auth import Account, LoginFailed
 
@@ -32,23 +36,25 @@ class UserAccounts:
         self._lock = threading.Lock()
 
     def login(self, name: str, password: str, client: str = "unknown") -> Account:
-        wait = self._throttle.wait(client, name)
+        wait = self._throttle.begin(client, name)
         if wait > 0:
-            _log.warning("login throttled: name=%r client=%s wait=%.1fs", name, client, wait)
+            _log.warning("login throttled: name=%s client=%s wait=%.1fs", shown(name),
+                         shown(client, quoted=False), wait)
             raise LoginFailed(REFUSED)
         with self._lock:
             try:
                 user = self._users.verify(name, password)
             except LoginRefused as e:
-                self._throttle.failed(client, name)
-                _log.warning("login failed: name=%r client=%s reason=%s", name, client, e.reason)
+                _log.warning("login failed: name=%s client=%s reason=%s", shown(name),
+                             shown(client, quoted=False), e.reason)
                 raise LoginFailed(REFUSED) from None
         self._throttle.succeeded(client, name)
-        _log.info("login: name=%r role=%s client=%s", user.name, user.role, client)
+        _log.info("login: name=%s role=%s client=%s", shown(user.name), user.role,
+                  shown(client, quoted=False))
         return Account(user.name, user.role, user.language)
 
     def set_language(self, name: str, language: str) -> None:
         """The account's console language from now on (kept in the users file)."""
         with self._lock:
             self._users.set_language(name, language)
-        _log.info("console language: name=%r language=%s", name, language)
+        _log.info("console language: name=%s language=%s", shown(name), language)

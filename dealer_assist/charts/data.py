@@ -7,6 +7,10 @@ games.csv rows become them with `from_export_row`.
 
 A shift is a dealer's stint: a run of consecutive games (in log order) dealt by one dealer,
 from the first game's start to the last game's end.
+
+A dealer's figures (shifts, per-dealer totals and rates) count only the flags charged to the
+dealer (`domain.flags.charged`): what the system itself caused (INTERRUPTED) still counts as
+a game dealt, never as a flag, a flagged game or a game waiting for review against them.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
+
+from dealer_assist.domain.flags import charged
 
 #: How a game with no dealer signed in is named in the pictures and tables.
 NO_DEALER = "(none)"
@@ -65,12 +71,13 @@ def shifts(games: Iterable[Mapping[str, Any]]) -> list[Shift]:
             out.append(Shift(dealer, game.get("start"), None))
         shift = out[-1]
         shift.end = game.get("end") or game.get("start") or shift.end
+        codes = charged(game["flags"])
         shift.games += 1
-        shift.flagged += bool(game["flags"])
-        shift.pending += game.get("review") == "pending"
+        shift.flagged += bool(codes)
+        shift.pending += bool(codes) and game.get("review") == "pending"
         if game["shoe"] not in shift.shoes:
             shift.shoes.append(game["shoe"])
-        for code in game["flags"]:
+        for code in codes:
             shift.flags[code] = shift.flags.get(code, 0) + 1
     return out
 
@@ -95,9 +102,10 @@ def by_dealer(games: Iterable[Mapping[str, Any]]) -> list[DealerTotal]:
     counts: dict[str, list[int]] = {}
     for game in games:
         c = counts.setdefault(dealer_of(game), [0, 0, 0])
+        codes = charged(game["flags"])
         c[0] += 1
-        c[1] += bool(game["flags"])
-        c[2] += len(game["flags"])
+        c[1] += bool(codes)
+        c[2] += len(codes)
     return [DealerTotal(name, *c) for name, c in sorted(counts.items())]
 
 
@@ -167,12 +175,13 @@ def game_rows(shoes: Iterable[Any], table: str | None = None) -> list[dict[str, 
 
 
 def rates_by(games: Iterable[Mapping[str, Any]], key: str) -> list[tuple[str, int, int, float]]:
-    """(name, games, flagged games, flag rate) for each value of `key` (a table, a dealer)."""
+    """(name, games, flagged games, flag rate) for each value of `key` (a table, a dealer;
+    by dealer, only the flags charged to the dealer)."""
     counts: dict[str, list[int]] = {}
     for game in games:
         name = str(game.get(key) or NO_DEALER)
         c = counts.setdefault(name, [0, 0])
         c[0] += 1
-        c[1] += bool(game["flags"])
+        c[1] += bool(charged(game["flags"]) if key == "dealer" else game["flags"])
     return [(name, n, flagged, flagged / n if n else 0.0)
             for name, (n, flagged) in sorted(counts.items())]

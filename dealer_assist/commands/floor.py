@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import os
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from dealer_assist.commands import CommandFailed, command
+from dealer_assist.commands.floor_dsn import ENV_DSN, add_dsn_options, central_dsn
 
-ENV_DSN = "DEALER_ASSIST_FLOOR_DSN"
 READER_GROUPS = {"floor": "floor_reader", "regulator": "floor_regulator",
                  "service": "floor_service"}
 USER_ROLES = ("supervisor", "surveillance", "regulator")
@@ -23,6 +23,8 @@ The central PostgreSQL store that keeps a verified copy of every table's log.
   dealer-assist floor add-reader NAME --role floor|regulator|service --dsn DSN
                                                    a database login: one that only reads, or the
                                                    floor service's own; prints its password once
+                                                   (both: --passfile PATH adds it to that libpq
+                                                   password file, 0600, instead of printing it)
   dealer-assist floor add-user NAME --role supervisor|surveillance|regulator [--language th]
                                                    a person who logs in to the floor service
                                                    (password asked twice, or --password-stdin);
@@ -36,8 +38,12 @@ The central PostgreSQL store that keeps a verified copy of every table's log.
                                                    the floor service: pit board, pit review
                                                    queue, floor decisions, regulator pages
 
-DSN is a libpq connection string of a role that may create roles (the store's owner), or
-the environment variable {ENV_DSN}. `serve` needs no owner: a login made with
+DSN is a libpq connection string of a role that may create roles (the store's owner): --dsn
+DSN, --dsn-file PATH (a file holding it) or the environment variable {ENV_DSN}. A password
+never goes on the command line, where every user of the machine reads it (ps): it comes from
+libpq's password file (PGPASSFILE, or passfile=PATH in the DSN; mode 0600), or the DSN holding
+it comes from --dsn-file or {ENV_DSN}. `serve` refuses a password in --dsn; the other
+actions warn. `serve` needs no owner, and must not run as one: a login made with
 `add-reader NAME --role service` (it reads every table and the floor's users, and stores
 decision requests). `table-key` pins a table's public key before the table first ships
 (otherwise its shipper registers the key it offers, on first use); a registered key is never
@@ -53,17 +59,21 @@ def register(subparsers: Any) -> None:
 
     def action(name: str, help: str, func: Callable[[argparse.Namespace], int]) -> Any:
         sub = command(actions, name, help, HELP)
-        sub.add_argument("--dsn", default=os.environ.get(ENV_DSN),
-                         help=f"libpq connection string (default: ${ENV_DSN})")
+        add_dsn_options(sub, "the floor service's login" if name == "serve"
+                        else "the store's owner")
         sub.set_defaults(func=func)
         return sub
 
     action("migrate", "apply the schema's migrations the store lacks", run_migrate)
-    action("add-table", "create a table's role", run_add_table).add_argument(
-        "table", metavar="TABLE", help="the table's id, as in its config (T1)")
+    table = action("add-table", "create a table's role", run_add_table)
+    table.add_argument("table", metavar="TABLE", help="the table's id, as in its config (T1)")
     reader = action("add-reader", "create a login that only reads", run_add_reader)
     reader.add_argument("name", metavar="NAME", help="the login's name")
     reader.add_argument("--role", required=True, choices=READER_GROUPS)
+    for login in (table, reader):
+        login.add_argument("--passfile", type=Path, metavar="PATH",
+                           help="add the new password to this libpq password file (made 0600; "
+                                "refused if others may read it) instead of printing it")
     user = action("add-user", "add a person who logs in to the floor service", run_add_user)
     user.add_argument("name", metavar="NAME", help="the user's name")
     user.add_argument("--role", required=True, choices=USER_ROLES,
@@ -106,13 +116,11 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=usage)
 
 
-def _connect(args: argparse.Namespace) -> Any:
+def _connect(args: argparse.Namespace, dsn: str | None = None) -> Any:
     import psycopg
 
-    if not args.dsn:
-        raise CommandFailed(f"name the central store with --dsn or ${ENV_DSN}")
     try:
-        return psycopg.connect(args.dsn, connect_timeout=10)
+        return psycopg.connect(dsn or central_dsn(args), connect_timeout=10)
     except psycopg.Error as exc:
         raise CommandFailed(f"cannot connect to the central store: {exc}") from None
 
@@ -143,9 +151,13 @@ def run_add_table(args: argparse.Namespace) -> int:
     from dealer_assist.floor.roles import add_table
 
     def work(conn: Any) -> int:
-        role, password = add_table(conn, args.table)
+        with _keeping(args) as keep:
+            role, password = add_table(conn, args.table)
+            if keep(conn, role, password):
+                print(f"table {args.table}: role {role}, its password added to {args.passfile}")
+                return 0
         print(f"table {args.table}: role {role}, password {password}")
-        print("the password is shown once: put it in the table's shipper DSN now")
+        print("the password is shown once: put it in the table's password file now")
         return 0
 
     return _run(args, work)
@@ -155,11 +167,36 @@ def run_add_reader(args: argparse.Namespace) -> int:
     from dealer_assist.floor.roles import add_reader
 
     def work(conn: Any) -> int:
-        password = add_reader(conn, args.name, READER_GROUPS[args.role])
+        with _keeping(args) as keep:
+            password = add_reader(conn, args.name, READER_GROUPS[args.role])
+            if keep(conn, args.name, password):
+                print(f"{args.role} login {args.name}: its password added to {args.passfile}")
+                return 0
         print(f"{args.role} login {args.name}: password {password} (shown once)")
         return 0
 
     return _run(args, work)
+
+
+@contextlib.contextmanager
+def _keeping(args: argparse.Namespace) -> Iterator[Callable[[Any, str, str], bool]]:
+    """With --passfile: the file opened (or refused) before the login is made, and a function
+    that adds the login's line (`*:*:DBNAME:ROLE:PASSWORD`) and says True; without, one that
+    says False (the password is printed)."""
+    from dealer_assist.floor import passfile
+
+    if args.passfile is None:
+        yield lambda conn, role, password: False
+        return
+    try:
+        with passfile.appending(args.passfile) as add:
+            def keep(conn: Any, role: str, password: str) -> bool:
+                add(passfile.line("*", "*", conn.info.dbname, role, password))
+                return True
+
+            yield keep
+    except passfile.PassfileProblem as exc:
+        raise CommandFailed(str(exc)) from None
 
 
 def run_add_user(args: argparse.Namespace) -> int:
@@ -243,6 +280,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from dealer_assist import bootstrap, logs
     from dealer_assist.floor.migrations import MIGRATIONS
+    from dealer_assist.floor.roles import service_overreach
     from dealer_assist.floor.web.app import create_floor_app
     from dealer_assist.systemd_notify import Notifier
     from dealer_assist.web.app import WebSettings
@@ -250,22 +288,27 @@ def run_serve(args: argparse.Namespace) -> int:
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
-    with _connect(args) as conn:  # fail early and clearly: no store, or not migrated
+    dsn = central_dsn(args, long_running=True)
+    with _connect(args, dsn) as conn:  # fail early and clearly: no store, or not migrated
         try:
             found = conn.execute("SELECT to_regclass('decision_requests'), "
                                  "to_regclass('shoes')").fetchone()
         except Exception as exc:
             raise CommandFailed(f"cannot read the central store's schema: {exc}") from None
-    if found is None or None in found:
-        raise CommandFailed(f"the central store lacks the floor's schema (migration "
-                            f"{MIGRATIONS[-1][0]}): run dealer-assist floor migrate as the "
-                            "store's owner first")
+        if found is None or None in found:
+            raise CommandFailed(f"the central store lacks the floor's schema (migration "
+                                f"{MIGRATIONS[-1][0]}): run dealer-assist floor migrate as the "
+                                "store's owner first")
+        overreach = service_overreach(conn)
+    if overreach:  # the service faces the web: it runs with only the rights it needs
+        raise CommandFailed(f"{overreach}: the floor service must not; give it its own login "
+                            "with dealer-assist floor add-reader NAME --role service")
     logs.setup()  # logins (info) and outages, timed, or with journald's priorities
     try:
         sock = bootstrap.bind(args.host, args.port)
     except bootstrap.StartError as e:
         raise CommandFailed(str(e)) from None
-    app = create_floor_app(args.dsn, settings=WebSettings(secure_cookies=args.secure_cookies))
+    app = create_floor_app(dsn, settings=WebSettings(secure_cookies=args.secure_cookies))
     url = bootstrap.address(sock)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
                                            timeout_graceful_shutdown=2, access_log=False))

@@ -5,6 +5,11 @@ schema migrated, 8 tables and two demo accounts, 8 emulated tables dealing with 
 their own logs in `var/floor-demo/` and shipping to the central store (each a live table
 with its shipper, which also records the floor's decisions), and `dealer-assist floor serve` on
 port 8100. Ctrl-C (or SIGTERM) stops everything: the service, the tables, the cluster.
+
+As on a real floor, the floor service logs in as its own login in `floor_service` (never as the
+superuser), and no password is on any process's command line: each login's password is new at
+each start and lives in a libpq password file (mode 0600) in `var/floor-demo/`, one for the
+floor service alone and one for the tables' roles; the DSNs name the file (`passfile=`).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer_assist.commands import CommandFailed, command
+from dealer_assist.commands.floor_dsn import ENV_DSN
 
 ENV_SIGNING_KEY = "DEALER_ASSIST_SIGNING_KEY"
 
@@ -38,11 +44,17 @@ Start a demo of the floor, for a newcomer, on this machine:
      shoe after shoe by the rules at --speed times a real table's pace, with a dealer's mistake
      in most shoes, and shipping its log to the central store; a decision taken on the floor
      is recorded in the table's own log and shipped back;
-  4. the floor service (dealer-assist floor serve) on http://127.0.0.1:PORT/; its floor
-     exports are signed with the key $DEALER_ASSIST_SIGNING_KEY names, else with a demo key
+  4. the floor service (dealer-assist floor serve) on http://127.0.0.1:PORT/, logged in as
+     its own login floor_demo_service (the floor_service group: it reads the tables and the
+     floor's users and stores decision requests; no superuser); its floor exports are signed
+     with the key $DEALER_ASSIST_SIGNING_KEY names, else with a demo key
      made once in the user's cache folder (~/.cache/dealer-assist/floor-demo-key). Each demo
      table signs its log's checkpoints with its own key, made once beside it
      (floor-demo-tables/T1..T8), and ships them: the exports carry every table's signed heads.
+
+No password goes on a command line: the superuser's is in VAR/floor-pg/password and
+VAR/floor-pg/pgpass, the floor service's login's in VAR/floor-demo/service.pgpass, the tables'
+roles' in VAR/floor-demo/tables.pgpass (libpq password files, mode 0600; new at each start).
 
 Ctrl-C stops the service, the tables and the cluster, in that order. The logs and the cluster
 stay in VAR for the next start (delete VAR/floor-pg and VAR/floor-demo to start afresh).
@@ -50,6 +62,8 @@ stay in VAR for the next start (delete VAR/floor-pg and VAR/floor-demo to start 
 
 TABLES = 8
 SUPERVISOR, REGULATOR = "demo-supervisor", "demo-regulator"
+#: The floor service's own login, in the group floor_service (floor add-reader --role service).
+SERVICE_LOGIN = "floor_demo_service"
 
 
 def register(subparsers: Any) -> None:
@@ -85,16 +99,20 @@ def run(args: argparse.Namespace) -> int:
         raise CommandFailed(str(exc)) from None
     serve: subprocess.Popen[str] | None = None
     tables: list[_Table] = []
+    # a password in the environment would win over the password files libpq is given, here
+    # and in the floor service; the service's DSN is on its command line (with no password)
+    os.environ.pop("PGPASSWORD", None)
+    environ = {k: v for k, v in os.environ.items() if k != ENV_DSN}
     try:
-        owner, dsns, passwords = _prepare(cluster, args.tables)
         folder = var / "floor-demo"
         folder.mkdir(parents=True, exist_ok=True)
+        service, dsns, passwords = _prepare(cluster, args.tables, folder)
         tables = [_Table(folder, table, dsn, args.speed, stop) for table, dsn in dsns.items()]
         key = _signing_key()
         serve = subprocess.Popen([sys.executable, "-m", "dealer_assist.cli", "floor", "serve",
-                                  "--dsn", owner, "--port", str(args.port)],
+                                  "--dsn", service, "--port", str(args.port)],
                                  start_new_session=True, stdout=subprocess.PIPE, text=True,
-                                 env={**os.environ, ENV_SIGNING_KEY: str(key.private)})
+                                 env={**environ, ENV_SIGNING_KEY: str(key.private)})
         for table in tables:
             table.start()
         _wait_until_serving(serve)
@@ -104,8 +122,10 @@ def run(args: argparse.Namespace) -> int:
              f"(log in as {SUPERVISOR}, password {passwords[SUPERVISOR]})")
         _say(f"  regulator pages: http://127.0.0.1:{args.port}/regulator  "
              f"(log in as {REGULATOR}, password {passwords[REGULATOR]})")
-        _say(f"  central store:   psql \"host={cluster.root} port={cluster.port} dbname=floor "
-             f"user=postgres\" (password in {cluster.root / 'password'})")
+        _say(f"  central store:   PGPASSFILE={cluster.root / 'pgpass'} psql "
+             f"\"host={cluster.root} port={cluster.port} dbname=floor user=postgres\"")
+        _say(f"  floor service:   logged in as {SERVICE_LOGIN} (floor_service), its password "
+             f"in {folder / 'service.pgpass'}")
         _say(f"  floor exports are signed with {key.private}; check one with\n"
              f"    dealer-assist verify FILE.zip --pubkey {key.public}")
         _say("  Ctrl-C stops everything.")
@@ -214,37 +234,40 @@ def _quietly(action: Any) -> None:
         _say(f"  ({exc})")
 
 
-def _prepare(cluster: Any, count: int) -> tuple[str, dict[str, str], dict[str, str]]:
-    """The store migrated, the tables' roles and the demo accounts with fresh passwords:
-    (owner's DSN, {table: its role's DSN}, {account: password})."""
+def _prepare(cluster: Any, count: int,
+             folder: Path) -> tuple[str, dict[str, str], dict[str, str]]:
+    """The store migrated, the tables' roles, the floor service's login and the demo accounts,
+    all with fresh passwords: (the floor service's DSN, {table: its role's DSN}, {account:
+    password}). The logins' passwords go to password files, never into a DSN: the superuser's
+    to VAR/floor-pg/pgpass, the service's alone to service.pgpass, the tables' to tables.pgpass."""
     import psycopg
     from argon2 import PasswordHasher
-    from psycopg import sql
 
+    from dealer_assist.floor.cluster import SUPERUSER
     from dealer_assist.floor.migrations import migrate
-    from dealer_assist.floor.roles import add_table, role_of
+    from dealer_assist.floor.passfile import write as write_passfile
+    from dealer_assist.floor.roles import add_table, new_password, role_of
     from dealer_assist.floor.users import add_user
 
+    write_passfile(cluster.root / "pgpass", [cluster.passfile_line(SUPERUSER, cluster.password)])
     with psycopg.connect(cluster.dsn(), autocommit=True) as conn:
         if not conn.execute("SELECT 1 FROM pg_database WHERE datname = 'floor'").fetchone():
             conn.execute("CREATE DATABASE floor")
-    owner = cluster.dsn(dbname="floor")
-    dsns, passwords = {}, {}
-    with psycopg.connect(owner) as conn:
+    dsns, passwords, lines = {}, {}, []
+    with psycopg.connect(cluster.dsn(dbname="floor")) as conn:
         ran = migrate(conn)
         _say(f"central store: migrations {ran or 'up to date'}")
         known = {row[0] for row in conn.execute("SELECT table_id FROM floor_tables")}
         conn.commit()
+        tables = folder / "tables.pgpass"
         for n in range(1, count + 1):
-            table = f"T{n}"
-            if table in known:  # a new password at each start: the old one was never kept
-                password = secrets.token_urlsafe(18)
-                conn.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(
-                    sql.Identifier(role_of(table)), sql.Literal(password)))
-                conn.commit()
-            else:
-                password = add_table(conn, table)[1]
-            dsns[table] = cluster.dsn(role_of(table), password, "floor")
+            table, role = f"T{n}", role_of(f"T{n}")
+            # a new password at each start: the old one was never kept
+            password = new_password(conn, role) if table in known else add_table(conn, table)[1]
+            lines.append(cluster.passfile_line(role, password, "floor"))
+            dsns[table] = cluster.login_dsn(role, tables, "floor")
+        write_passfile(tables, lines)
+        service = _service_login(conn, cluster, folder / "service.pgpass")
         hasher = PasswordHasher()
         for name, role in ((SUPERVISOR, "supervisor"), (REGULATOR, "regulator")):
             password = secrets.token_urlsafe(9)
@@ -253,7 +276,25 @@ def _prepare(cluster: Any, count: int) -> tuple[str, dict[str, str], dict[str, s
             add_user(conn, name, role, password, hasher=hasher)
             conn.commit()
             passwords[name] = password
-    return owner, dsns, passwords
+    return service, dsns, passwords
+
+
+def _service_login(conn: Any, cluster: Any, passfile: Path) -> str:
+    """The floor service's own login (SERVICE_LOGIN, in floor_service and nothing else), with a
+    fresh password in `passfile` (its alone); return its DSN, which names the file."""
+    from psycopg import sql
+
+    from dealer_assist.floor.passfile import write as write_passfile
+    from dealer_assist.floor.roles import add_reader, new_password
+
+    if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (SERVICE_LOGIN,)).fetchone():
+        password = new_password(conn, SERVICE_LOGIN)
+        conn.execute(sql.SQL("GRANT floor_service TO {}").format(sql.Identifier(SERVICE_LOGIN)))
+        conn.commit()
+    else:
+        password = add_reader(conn, SERVICE_LOGIN, "floor_service")
+    write_passfile(passfile, [cluster.passfile_line(SERVICE_LOGIN, password, "floor")])
+    return str(cluster.login_dsn(SERVICE_LOGIN, passfile, "floor"))
 
 
 class _Table:
@@ -265,6 +306,7 @@ class _Table:
         from dealer_assist.domain.house import HouseRules
         from dealer_assist.export.keys import load_private_key
         from dealer_assist.floor.shipper import Shipper
+        from dealer_assist.services import interruptions
         from dealer_assist.services.live_table import LiveTable
         from dealer_assist.store.sqlite_log import SqliteEventLog
 
@@ -275,6 +317,7 @@ class _Table:
         self.log = SqliteEventLog(folder / f"{table}.events.db", table_id=table, signer=key.sign)
         self.live = LiveTable(self.log, table_id=table, house=HouseRules(),
                               paytables=load_paytables())
+        interruptions.after_start(self.live)  # a shoe the demo's stop left open: `restart`
         self.shipper = Shipper(str(self.log.path), table, dsn, idle=0.25, backoff=(0.5, 5.0),
                                decide=self.live.decide, public_key=key.public_key())
         self.thread = threading.Thread(target=self._deal, name=f"deal-{table}", daemon=True)
@@ -310,6 +353,8 @@ class _Table:
                 before = reveal if reveal is not None else at
                 try:
                     self.live.observe({**event, "ts": trace_time(datetime.now(UTC))})
+                    if reveal is not None and not self.stop.wait((reveal - at) / self.speed):
+                        self.live.reveal()  # the dealer's REVEAL, as the built-in shoe sends
                 except Exception as exc:  # the demo goes on; the table says why
                     _say(f"table {self.table}: {exc}")
 

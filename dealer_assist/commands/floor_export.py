@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
@@ -14,8 +13,7 @@ from tqdm import tqdm
 
 from dealer_assist.commands import CommandFailed, command
 from dealer_assist.commands.export_options import add_export_options, read_export_options
-
-ENV_DSN = "DEALER_ASSIST_FLOOR_DSN"
+from dealer_assist.commands.floor_dsn import add_dsn_options, central_dsn
 
 HELP = """\
 Export chosen tables of the floor from FROM to TO, read from the central store, as one zip
@@ -39,6 +37,9 @@ offset is UTC; with --config (a table's), they are that site's gaming days and l
 A table with no event in the range is named in the manifest and holds no file. All tables
 are read in one snapshot of the store.
 The private key comes from --signing-key or $DEALER_ASSIST_SIGNING_KEY.
+The store is read as a login that reads every table (floor add-reader NAME --role regulator,
+or --role floor): --dsn DSN without its password (that is in libpq's password file,
+PGPASSFILE), --dsn-file PATH, or $DEALER_ASSIST_FLOOR_DSN; never the store's owner.
 
 Each table's chain is checked by `verify` against the checkpoints the table signed with its
 own key (shipped to the central store and verified there), so it does not rest on the floor's
@@ -63,9 +64,7 @@ def register_floor_export(floor_subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--tables", required=True, metavar="T1,T2",
                         help="the tables, by id, separated by commas (or 'all')")
     add_export_options(parser)
-    parser.add_argument("--dsn", default=os.environ.get(ENV_DSN),
-                        help=f"libpq connection string of a role that reads every table "
-                             f"(default: ${ENV_DSN})")
+    add_dsn_options(parser, "a login that reads every table (a regulator's or reader's)")
     parser.set_defaults(func=run)
     return parser
 
@@ -77,11 +76,10 @@ def run(args: argparse.Namespace) -> int:
     from dealer_assist.export.writer import LogTampered
     from dealer_assist.floor.export import known_tables, write_floor_export
 
-    if not args.dsn:
-        raise CommandFailed(f"name the central store with --dsn or ${ENV_DSN}")
+    dsn = central_dsn(args)
     given = read_export_options(args)
     try:
-        conn = psycopg.connect(args.dsn, connect_timeout=10)
+        conn = psycopg.connect(dsn, connect_timeout=10)
     except psycopg.Error as exc:
         raise CommandFailed(f"cannot connect to the central store: {exc}".strip()) from None
     bar = tqdm(unit="event", desc="floor export", file=sys.stderr,

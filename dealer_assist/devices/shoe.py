@@ -1,10 +1,12 @@
 """The shoe at a live table: the shoe link's feed, and the built-in shoe that needs no hardware.
 
 `ShoeFeed` reads the shoe's port (a real shoe by URL, or the built-in shoe's pseudo-terminal)
-and hands every event to the live table. `BuiltInShoe` deals shoe after shoe
-(`services.shoe_deal`) and plays each as the frames a real shoe sends, paced by the deal's own
-`PACE`: every dealt step becomes its frame, and the dealer's REVEAL press follows the steps the
-deal marks as a squeeze (with no camera, that is how the display learns the cards are open).
+and hands every event to the live table; when the link goes down while a shoe is open, the
+table logs the system's `interrupted` (`shoe_link_lost`, services/interruptions.py).
+`BuiltInShoe` deals shoe after shoe (`services.shoe_deal`) and plays each as the frames a real
+shoe sends, paced by the deal's own `PACE`: every dealt step becomes its frame, and the
+dealer's REVEAL press follows the steps the deal marks as a squeeze (with no camera, that is
+how the display learns the cards are open).
 Whoever follows the deal on the felt (the virtual overhead camera) is told each shoe and the
 moment its script starts playing (`on_shoe`), and times its steps with `step_times`.
 """
@@ -19,6 +21,7 @@ from collections.abc import Callable
 
 from dealer_assist.config import ShoeConfig
 from dealer_assist.domain.house import HouseRules
+from dealer_assist.services.interruptions import SHOE_LINK_LOST
 from dealer_assist.services.live_table import LiveTable, Refused
 from dealer_assist.services.shoe_deal import (
     PACE,
@@ -152,6 +155,8 @@ class ShoeFeed:
         try:
             if item.kind == "link":
                 self.table.link_changed("shoe", data["status"], data["reason"], item.ts)
+                if data["status"] == "down":  # a game being dealt may be cut short
+                    self.table.interrupted(SHOE_LINK_LOST)
             elif item.kind == "problem":
                 if data.get("error") == "gap":
                     self.table.observe({"ts": item.ts, **gap_event(data)})

@@ -3,6 +3,8 @@
 `parse_event(obj)` turns one decoded JSON object into an event or raises TraceError saying
 what is wrong; `event.as_dict()` gives the trace form back. Product-specific types
 (`side_bet_alert`, `link_status`) are kept and carried through, the table machine ignores them.
+The system's own `interrupted` (a restart, a lost shoe link, a replaced shoe) is an event of
+the contract like the others: the table machine acts on it (domain/table.py).
 """
 
 from __future__ import annotations
@@ -204,6 +206,24 @@ class DecisionMade(Event, _DecisionMade):
     TYPE = "decision"
 
 
+#: Why the system's own interruption came (table-trace.md, `interrupted`).
+INTERRUPT_REASONS = ("restart", "shoe_link_lost", "shoe_replaced")
+
+
+class _Interrupted(NamedTuple):
+    ts: str
+    src: str
+    reason: str
+
+
+class Interrupted(Event, _Interrupted):
+    """The table service stopped, lost the shoe, or the shoe was replaced while a game may
+    have been in progress (written by the service when it finds out)."""
+
+    __slots__ = ()
+    TYPE = "interrupted"
+
+
 class _Noted(NamedTuple):
     ts: str
     src: str
@@ -305,6 +325,10 @@ def _decision(ts: str, src: str, obj: dict[str, Any]) -> Event:
                         player, banker, None if shoe_id is None else str(shoe_id))
 
 
+def _interrupted(ts: str, src: str, obj: dict[str, Any]) -> Event:
+    return Interrupted(ts, src, _choice(obj, "reason", INTERRUPT_REASONS))
+
+
 def _gap(ts: str, src: str, obj: dict[str, Any]) -> Event:
     return FramesLost(ts, src, _int(obj, "missing", 0) if "missing" in obj else None)
 
@@ -322,6 +346,7 @@ _PARSERS = {
     "card_seen": _card_seen,
     "card_lost": _card_lost,
     "decision": _decision,
+    "interrupted": _interrupted,
 }
 EVENT_TYPES = frozenset(_PARSERS) | NOTED_TYPES
 

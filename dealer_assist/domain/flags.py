@@ -5,11 +5,14 @@ table machine (`domain/table.py`, `Flag.of(code, ...)`) that raises it. The entr
 severe the flag is (the spec's contract), the rule the house gives for it (shown to the
 supervisor with the flag), and the correction `domain/proposal.py` offers for a game that
 carries it. Flags of severity `info` need no decision and `shoe_void` ones are proposed for
-the whole shoe, so their entries propose no correction of their own.
+the whole shoe, so their entries propose no correction of their own. A flag the system's own
+trouble raises (INTERRUPTED) is `charged=False`: it goes to a supervisor like any other, but
+counts in no dealer's figures (`charged`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -39,6 +42,9 @@ class FlagRule:
     correction: Correction | None = None
     #: Proposed instead of `correction` once the game's hand is complete and every card known.
     once_complete: Correction | None = None
+    #: Whether it counts in the figures of the dealer of its game: False for what the system
+    #: itself caused (table-trace.md: INTERRUPTED counts in no dealer's figures).
+    charged: bool = True
 
 
 _PROCEDURAL = Correction("accept", "a procedural error: it changes no result")
@@ -99,7 +105,20 @@ FLAGS: dict[str, FlagRule] = {
         REVIEW, "Frames from the shoe were lost: cards may be missing; check the table.",
         Correction("correct", "check the cards on the table against the shoe's reading; "
                    "correct any card the link lost, or accept")),
+    "INTERRUPTED": FlagRule(
+        REVIEW, "A game the system interrupted (a restart, a lost shoe link, a replaced shoe) "
+        "that did not continue is no dealer's mistake: complete it from the table, or void it.",
+        Correction("correct", "enter the cards of game {n} from the table, or void game {n}"),
+        charged=False),
 }
+
+#: Flag codes the system's own troubles raise: never counted in a dealer's figures.
+UNCHARGED = frozenset(code for code, rule in FLAGS.items() if not rule.charged)
+
+
+def charged(codes: Iterable[str]) -> list[str]:
+    """The flag codes of a game that count against its dealer (UNCHARGED ones left out)."""
+    return [code for code in codes if code not in UNCHARGED]
 
 
 class Flag(NamedTuple):

@@ -13,6 +13,7 @@ class Shoe:
     __slots__ = (
         "shoe_id", "house", "burn", "burn_required", "flags", "games", "current", "early",
         "counts", "last_game", "void_from", "ended", "held", "started_ts", "ended_ts",
+        "interrupted",
     )
 
     def __init__(self, shoe_id: str, house: HouseRules, ts: str | None = None) -> None:
@@ -41,6 +42,9 @@ class Shoe:
         self.held = 0
         self.started_ts = ts
         self.ended_ts: str | None = None
+        #: The system's interruption of the game being dealt, until it continues: (the game's
+        #: number, its cards then, the `interrupted` event's reason). None: none pending.
+        self.interrupted: tuple[int, int, str] | None = None
 
     @property
     def burn_remaining(self) -> int | None:

@@ -12,6 +12,9 @@ the rules give (table-trace.md); in BETWEEN they are the burn after the game (wh
 burns), then surplus: the first set aside, the rest dealt early into the next game. A bets_closed
 that comes while the game surely needs a card is held (MISSING_DRAW) until the game is complete.
 Camera sightings, cut cards, data gaps, reveals and supervisor decisions act in every phase.
+The system's `interrupted` during a game notes it; if the shoe then ends or a new shoe starts
+before that game got another card, the game is INTERRUPTED (naming the reason), not
+MISSING_DRAW; a card of the same shoe means the game simply continued.
 
 `TRANSITIONS` is the whole table: (phase, event type) -> handler. A pair that is not there
 is an event that means nothing in that phase; it is kept in `problems` and changes nothing.
@@ -34,6 +37,7 @@ from dealer_assist.domain.events import (
     DecisionMade,
     Event,
     FramesLost,
+    Interrupted,
     Noted,
     ShoeEnded,
     ShoeLoaded,
@@ -211,7 +215,12 @@ class TableMachine:
         shoe = self.shoe
         assert shoe is not None
         game = shoe.current
-        if self.phase == DEALING and game is not None and game.expect_sure:
+        stopped = shoe.interrupted
+        if self.phase == DEALING and game is not None and stopped is not None \
+                and stopped[:2] == (game.number, len(game.cards)):
+            self._flag(game, "INTERRUPTED",
+                       f"game {game.number} was interrupted ({stopped[2]}) and did not continue")
+        elif self.phase == DEALING and game is not None and game.expect_sure:
             self._flag(game, "MISSING_DRAW",
                        f"the shoe ended while game {game.number} still needed {game.expect}")
         if not shoe.finished:
@@ -441,6 +450,16 @@ class TableMachine:
                 and self.phase == DEALING and game.complete):
             self._complete(game)
 
+    def on_interrupted(self, e: Interrupted) -> None:
+        """Noted against the game being dealt and its cards so far (the first reason stands
+        while no card comes): `_end_shoe` tells whether the game continued."""
+        shoe = self.shoe
+        if self.phase != DEALING or shoe is None or shoe.current is None:
+            return
+        mark = (shoe.current.number, len(shoe.current.cards))
+        if shoe.interrupted is None or shoe.interrupted[:2] != mark:
+            shoe.interrupted = (*mark, e.reason)
+
     def on_noted(self, e: Noted) -> None:
         self._emit("ignored", None, e.kind)
 
@@ -477,6 +496,7 @@ TRANSITIONS: dict[tuple[str, str], _H] = {
     (BETWEEN, "card_lost"): TableMachine.on_card_lost,
     (ANY, "decision"): TableMachine.on_decision,
     (ANY, "noted"): TableMachine.on_noted,
+    (ANY, "interrupted"): TableMachine.on_interrupted,
 }
 
 #: TRANSITIONS by phase, the ANY rows copied into each (the lookup `apply` makes).

@@ -4,8 +4,12 @@ Debian's `postgresql` package: `initdb` into `<root>/data`, `pg_ctl start` liste
 socket in `<root>` only (and on 127.0.0.1 when asked), `pg_ctl stop`. PostgreSQL refuses to
 run as root, so as root the cluster belongs to `nobody` and runs through `runuser`. The
 superuser `postgres` has a password (SCRAM) kept in `<root>/password`, readable by its owner
-only, and the port in `<root>/port`, so the same folder can be started again later (`make
-floor` keeps `var/floor-pg/`).
+only (initdb reads it from a file, never from its arguments), and the port in `<root>/port`, so
+the same folder can be started again later (`make floor` keeps `var/floor-pg/`).
+
+A password never goes on a command line (every local user reads those with `ps`): a process
+started with a DSN gets `login_dsn(...)`, which names a libpq password file (written
+mode 0600: floor/passfile.py) instead of the password.
 """
 
 from __future__ import annotations
@@ -122,5 +126,19 @@ class Cluster:
         return (f"host={self.root} port={self.port} dbname={dbname} user={user} "
                 f"password={password or self.password}")
 
+    def login_dsn(self, user: str, passfile: Path, dbname: str = "postgres") -> str:
+        """A DSN with no password in it: libpq reads `user`'s from `passfile`."""
+        from psycopg.conninfo import make_conninfo
+
+        return make_conninfo(host=str(self.root), port=self.port, dbname=dbname, user=user,
+                             passfile=str(passfile))
+
+    def passfile_line(self, user: str, password: str, dbname: str = "*") -> str:
+        """`user`'s line of a libpq password file for this cluster's socket and port."""
+        from dealer_assist.floor import passfile
+
+        return passfile.line(str(self.root), self.port, dbname, user, password)
+
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+

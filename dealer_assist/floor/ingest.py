@@ -6,6 +6,9 @@ and each `hash` is recomputed with the log's own `link_hash`. An event already s
 harmless when its hash is the stored one and an alarm when it is not. A batch that does not
 chain is refused whole, and an integrity alarm is recorded (`integrity_alarms`, which notifies
 the `floor_integrity` channel): it is never stored silently.
+
+Ingest stores events and nothing else: the read models the pit sees are folded from the stored
+events by the floor service (floor/fold.py), which a table's role cannot write.
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ from typing import Any
 
 import psycopg
 
-from dealer_assist.floor.read_models import FloorModels
 from dealer_assist.store.chain import GENESIS, ChainHead, RawRecord, link_hash
 
 ALARM_CHANNEL = "floor_integrity"
@@ -60,14 +62,11 @@ def raise_alarm(conn: psycopg.Connection, table: str, seq: int, found: str) -> I
 
 
 class Ingest:
-    """Stores one table's batches on a connection of that table's role. `models`: the table's
-    read-model folder, kept by a caller that reconnects (its machine then survives)."""
+    """Stores one table's batches on a connection of that table's role."""
 
-    def __init__(self, conn: psycopg.Connection, table: str,
-                 models: FloorModels | None = None) -> None:
+    def __init__(self, conn: psycopg.Connection, table: str) -> None:
         self.conn = conn
         self.table = table
-        self.models = models or FloorModels(table)
 
     def ship(self, records: Sequence[RawRecord], head: ChainHead | None = None) -> Shipped:
         """Store `records` (in seq order) in one transaction, or raise IntegrityAlarm.
@@ -92,7 +91,7 @@ class Ingest:
             if stored.get(r.seq) != r.hash:
                 raise raise_alarm(conn, table, r.seq, "an event differs from the one stored "
                                   "at this seq (the log was edited, or cut back and re-grown)")
-        before, new = head, []
+        new = []
         for r in records[len(old):]:
             found = _not_next(head, r)
             event = None if found else _event_of(r.body)
@@ -102,21 +101,15 @@ class Ingest:
             new.append((r, event))
             head = ChainHead(r.seq, r.hash)
         if new:
-            # one pipeline: the events in one statement (the store checks the chain once for
-            # it), then one statement per read model the batch changes
-            with conn.pipeline():
-                conn.execute(
-                    "INSERT INTO events (table_id, seq, ts, type, body, prev_hash, hash) "
-                    "SELECT %s, * FROM unnest(%b::bigint[], %b::text[], %b::text[], "
-                    "%b::text[], %b::text[], %b::text[])",
-                    (table, [r.seq for r, _ in new], [e["ts"] for _, e in new],
-                     [str(e.get("type", "")) for _, e in new], [r.body for r, _ in new],
-                     [r.prev_hash for r, _ in new], [r.hash for r, _ in new]))
-                self.models.fold(conn, [(r.seq, e) for r, e in new], after=before,
-                                 last_hash=head.hash)
-                conn.commit()
-        else:
-            conn.commit()
+            # the events in one statement: the store checks the chain once for it
+            conn.execute(
+                "INSERT INTO events (table_id, seq, ts, type, body, prev_hash, hash) "
+                "SELECT %s, * FROM unnest(%b::bigint[], %b::text[], %b::text[], "
+                "%b::text[], %b::text[], %b::text[])",
+                (table, [r.seq for r, _ in new], [e["ts"] for _, e in new],
+                 [str(e.get("type", "")) for _, e in new], [r.body for r, _ in new],
+                 [r.prev_hash for r, _ in new], [r.hash for r, _ in new]))
+        conn.commit()
         return Shipped(len(new), len(old), head)
 
 

@@ -4,10 +4,15 @@ Each migration runs once, in its own transaction, in number order; `migrate` is 
 Add a migration by appending to `MIGRATIONS`; never edit one that has shipped.
 
 Who may do what is part of the schema (row-level security, see docs/floor.md):
-  floor_table      the group of the tables' roles: adds its own table's events, alarms and read
-                   models, reads only its own rows; never updates or deletes an event
+  floor_table      the group of the tables' roles: adds its own table's events, alarms, key and
+                   signed checkpoints, answers its own waiting decision requests, reads only its
+                   own rows; never updates or deletes an event, never writes a read model
+                   (migration 12)
   floor_reader     the pit and floor pages: read everything
   floor_regulator  reads everything, writes nothing
+  floor_service    the floor service: reads like floor_reader, and the floor's users; stores
+                   decision requests; folds the read models from the stored events and marks a
+                   recorded request done (floor/fold.py)
 `table_heads` is each table's anchor: a trigger moves it as events are stored, and refuses an
 event that is not the next link of the table's chain (a guard under the shipper's own checks).
 """
@@ -17,6 +22,7 @@ from __future__ import annotations
 import psycopg
 
 from dealer_assist.floor.checkpoints import SIGNED_CHECKPOINTS_SQL
+from dealer_assist.floor.fold import CENTRAL_FOLD_SQL
 from dealer_assist.floor.users import LANGUAGE_SQL
 
 GROUPS = ("floor_table", "floor_reader", "floor_regulator")
@@ -336,6 +342,8 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (10, "the chain checked once per statement; table policies once per statement",
      _CHAIN_BY_STATEMENT),
     (11, "floor users' page language", LANGUAGE_SQL),
+    (12, "the floor service folds the read models; tables write none; decidable flags apart",
+     CENTRAL_FOLD_SQL),
 ]
 
 
@@ -351,12 +359,13 @@ def applied(conn: psycopg.Connection) -> list[int]:
     return numbers
 
 
-def migrate(conn: psycopg.Connection) -> list[int]:
-    """Apply the migrations the database lacks, each in its own transaction; return their numbers."""
+def migrate(conn: psycopg.Connection, upto: int | None = None) -> list[int]:
+    """Apply the migrations the database lacks (up to number `upto`, default all), each in its
+    own transaction; return their numbers."""
     done = set(applied(conn))
     ran = []
     for number, name, sql in MIGRATIONS:
-        if number in done:
+        if number in done or (upto is not None and number > upto):
             continue
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(36)")

@@ -1,10 +1,11 @@
-"""The floor's read models, kept in PostgreSQL as each table's events arrive.
+"""The floor's read models, kept in PostgreSQL and folded from each table's stored events.
 
 `table_status` (last seq and event time, when it arrived, current shoe, game and variant, the
-last result, open flags, the shoe's and camera's link), `games` (with each game's dealer),
-`flags`, `shoes` and `decisions` per table: the pit and floor pages read these and never
-re-fold a log. A decision event that a floor request asked for (`decision_requests.local_seq`)
-marks the request done.
+last result, the flags that wait for a decision (`open_flags`: review, void and shoe_void, each
+a person can act on) and the informational flags of the current shoe (`info_flags`: info, that
+need no decision), the shoe's and camera's link), `games` (with each game's dealer), `flags`,
+`shoes` and `decisions` per table: the pit and floor pages read these and never re-fold a log.
+The floor service folds them from the events stored centrally (floor/fold.py), never a table.
 
 The events are folded by the domain's own table machine, a batch at a time: the machine runs
 over the batch in Python and what it made is gathered (`_Changes`), then written with one
@@ -18,6 +19,7 @@ since a new shoe starts the machine afresh.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -51,8 +53,9 @@ class _Changes:
         self.game_ends: dict[tuple[str | None, int], tuple[int, str]] = {}
         #: flags raised in the batch: [seq, shoe_id, game, code, severity, detail, decided]
         self.flags: list[list[Any]] = []
-        #: the first decision in the batch on the flags of a game raised before it
-        self.flag_decisions: dict[tuple[str | None, int], int] = {}
+        #: the first decision in the batch on the flags of a game raised before it:
+        #: (shoe_id, game, the whole shoe from that game on) -> seq
+        self.flag_decisions: dict[tuple[str | None, int, bool], int] = {}
         self.decisions: list[tuple[Any, ...]] = []
 
 
@@ -70,15 +73,19 @@ class FloorModels:
         #: The dealer of each `bets_closed` the machine took in its current shoe (index: the
         #: machine's shoe count): game n's dealer is its nth bets_closed's, as at the table.
         self._dealers: tuple[int, list[str | None]] = (0, [])
+        #: why the table's next events could not be folded, as last said (floor/fold.py)
+        self.stuck: str | None = None
 
     def reset(self) -> None:
         """Forget the machine: the next batch rebuilds it from the central store."""
         self._machine, self._at = None, None
 
     def fold(self, conn: psycopg.Connection, events: list[tuple[int, dict[str, Any]]],
-             after: ChainHead | None = None, last_hash: str | None = None) -> None:
-        """Fold `events` (seq, event), stored in this transaction right after `after` (the
-        chain head before them; None: unknown, rebuild); `last_hash`: the hash of the last."""
+             after: ChainHead | None = None, last_hash: str | None = None,
+             received_at: datetime | None = None) -> None:
+        """Fold `events` (seq, event), stored right after `after` (the chain head before them;
+        None: unknown, rebuild); `last_hash`: the hash of the last; `received_at`: when the
+        last was stored centrally (None: now)."""
         if not events:
             return
         machine = self._machine if after is not None and after == self._at else None
@@ -90,7 +97,7 @@ class FloorModels:
             self._apply(machine, changes, seq, event)
         self._machine = machine
         self._at = ChainHead(events[-1][0], last_hash) if last_hash else None
-        self._write(conn, changes, events[-1])
+        self._write(conn, changes, events[-1], received_at)
 
     def _rebuild(self, conn: psycopg.Connection, before: int) -> TableMachine:
         """A machine at the state the stored events before seq `before` leave (the batch being
@@ -152,17 +159,27 @@ class FloorModels:
                 changes.flags.append([seq, shoe_id, game, data.code, data.severity, data.detail,
                                       None])
             elif kind == "decision_applied" and game is not None:
-                decided = data.shoe_id or shoe_id
-                for flag in changes.flags:
-                    if flag[1] == decided and flag[2] == game and flag[6] is None:
-                        flag[6] = seq
-                changes.flag_decisions.setdefault((decided, game), seq)
+                self._decided(changes, seq, data.shoe_id or shoe_id, game,
+                              data.action == "void_shoe")
+
+    @staticmethod
+    def _decided(changes: _Changes, seq: int, shoe_id: str | None, game: int,
+                 whole_shoe: bool) -> None:
+        """The flags a decision settles: its game's; for `void_shoe`, as at the table, those
+        of every game from it on and the shoe's own (a shoe_void flag such as BURN_SHORT)."""
+        def settles(flag_game: int | None) -> bool:
+            return flag_game == game or (whole_shoe and (flag_game is None or flag_game > game))
+
+        for flag in changes.flags:
+            if flag[1] == shoe_id and settles(flag[2]) and flag[6] is None:
+                flag[6] = seq
+        changes.flag_decisions.setdefault((shoe_id, game, whole_shoe), seq)
 
     def _decision(self, machine: TableMachine, changes: _Changes, seq: int,
                   event: dict[str, Any]) -> None:
-        """A decision: kept for the floor, and the floor's request it answers marked done."""
+        """A decision, kept for the floor (the request it answers is settled by floor/fold.py)."""
         game = event.get("game")
-        if not isinstance(game, int) or isinstance(game, bool):
+        if not isinstance(game, int) or isinstance(game, bool) or not 0 < game < 2**31:
             return
         shoe_id = event.get("shoe_id") or (machine.shoe.shoe_id if machine.shoe else None)
         changes.decisions.append((seq, event["ts"], shoe_id, game, str(event.get("action", "")),
@@ -183,8 +200,8 @@ class FloorModels:
         return dealers[game - 1] if game and 0 < game <= len(dealers) else None
 
     # ---- the batch, in SQL -------------------------------------------------------------------
-    def _write(self, conn: psycopg.Connection, c: _Changes,
-               last: tuple[int, dict[str, Any]]) -> None:
+    def _write(self, conn: psycopg.Connection, c: _Changes, last: tuple[int, dict[str, Any]],
+               received_at: datetime | None) -> None:
         """One statement per read model the batch changes, then the table's status."""
         table = self.table
         if c.shoe_ends:
@@ -215,12 +232,9 @@ class FloorModels:
                          (*_columns([(s, g, *v) for (s, g), v in c.game_ends.items()], 4),
                           table))
         if c.flag_decisions:
-            conn.execute("UPDATE flags f SET decided_seq = u.seq FROM unnest(%b::text[], "
-                         "%b::int[], %b::bigint[]) u(shoe_id, game, seq) WHERE f.table_id = %s "
-                         "AND f.shoe_id IS NOT DISTINCT FROM u.shoe_id AND f.game = u.game "
-                         "AND f.decided_seq IS NULL AND f.seq < %s",
-                         (*_columns([(s, g, q) for (s, g), q in c.flag_decisions.items()], 3),
-                          table, c.first_seq))
+            conn.execute(_SETTLE, (*_columns([(s, g, w, q) for (s, g, w), q
+                                              in c.flag_decisions.items()], 4),
+                                   table, c.first_seq, table))
         if c.flags:
             conn.execute("INSERT INTO flags (table_id, seq, shoe_id, game, code, severity, "
                          "detail, decided_seq) SELECT %s, * FROM unnest(%b::bigint[], "
@@ -232,43 +246,65 @@ class FloorModels:
                          "reason) SELECT %s, * FROM unnest(%b::bigint[], %b::text[], "
                          "%b::text[], %b::int[], %b::text[], %b::text[], %b::text[]) "
                          "ON CONFLICT DO NOTHING", (table, *_columns(c.decisions, 7)))
-            conn.execute("UPDATE decision_requests SET status = 'done', answered_at = now(), "
-                         "answer = 'recorded in the table''s log at seq ' || local_seq "
-                         "WHERE table_id = %s AND local_seq = ANY(%b::bigint[]) AND "
-                         "status = 'recorded'", (table, [d[0] for d in c.decisions]))
-        self._write_status(conn, c.status, last, flags_changed=bool(c.flags or c.flag_decisions))
+        recount = bool(c.flags or c.flag_decisions or c.shoes)
+        self._write_status(conn, c.status, last, received_at, recount)
 
     def _write_status(self, conn: psycopg.Connection, status: dict[str, Any],
-                      last: tuple[int, dict[str, Any]], flags_changed: bool) -> None:
-        """The table's status after the batch; its open flags counted again only when the
-        batch raised or decided a flag."""
+                      last: tuple[int, dict[str, Any]], received_at: datetime | None,
+                      recount: bool) -> None:
+        """The table's status after the batch; its flags counted again only when the batch
+        raised or decided a flag, or started a shoe."""
         columns = tuple(name for name in STATUS_COLUMNS if name in status)
-        query = _status_query(columns, flags_changed)
-        count = (self.table,) if flags_changed else ()
-        conn.execute(query, (self.table, last[0], last[1]["ts"], *count,
+        query = _status_query(columns, recount)
+        count = (self.table, self.table, self._shoe_seq) if recount else ()
+        conn.execute(query, (self.table, last[0], last[1]["ts"], received_at, *count,
                              *(status[n] for n in columns)))
 
+
+#: The flags raised before the batch that its decisions settle, each by the first of them:
+#: (shoe_id, game, whole shoe from that game on, seq) as arrays; the table; the batch's first seq.
+_SETTLE = """
+WITH u AS (SELECT * FROM unnest(%b::text[], %b::int[], %b::bool[], %b::bigint[])
+           AS v(shoe_id, game, whole, seq)),
+m AS (SELECT f.seq, f.code, f.detail, min(u.seq) AS decided FROM flags f JOIN u
+      ON f.shoe_id IS NOT DISTINCT FROM u.shoe_id
+         AND (f.game = u.game OR (u.whole AND (f.game IS NULL OR f.game > u.game)))
+      WHERE f.table_id = %s AND f.decided_seq IS NULL AND f.seq < %s
+      GROUP BY f.seq, f.code, f.detail)
+UPDATE flags f SET decided_seq = m.decided FROM m
+WHERE f.table_id = %s AND f.seq = m.seq AND f.code = m.code AND f.detail = m.detail
+"""
 
 _STATUS_QUERIES: dict[tuple[tuple[str, ...], bool], sql.Composed] = {}
 
 
-def _status_query(columns: tuple[str, ...], flags_changed: bool) -> sql.Composed:
+#: The flags a person can act on, undecided: a game's review or void flag, and a shoe's
+#: shoe_void flag (BURN_SHORT), as the pit's queue lists them (floor/web/pit_queue.py); a
+#: shoe-level review flag (BURN_EXCESS) belongs to no game and no decision takes it. And the
+#: informational ones (info: they need no decision) of the current shoe (from its first seq).
+_OPEN = ("(SELECT count(*) FROM flags WHERE table_id = %s AND decided_seq IS NULL AND "
+         "(severity = 'shoe_void' OR (severity IN ('review', 'void') AND game IS NOT NULL)))")
+_INFO = ("(SELECT count(*) FROM flags WHERE table_id = %s AND severity = 'info' AND "
+         "seq >= COALESCE(%s::bigint, 0))")
+
+
+def _status_query(columns: tuple[str, ...], recount: bool) -> sql.Composed:
     """The upsert of `table_status` setting `columns` (composed once per set of columns)."""
-    key = (columns, flags_changed)
+    key = (columns, recount)
     if key not in _STATUS_QUERIES:
         names = sql.SQL("").join(sql.SQL(", {}").format(sql.Identifier(n)) for n in columns)
         values = sql.SQL("").join(sql.SQL(", %s") for _ in columns)
         sets = sql.SQL("").join(sql.SQL(", {0} = EXCLUDED.{0}").format(sql.Identifier(n))
                                 for n in columns)
-        count, recount = (sql.SQL("(SELECT count(*) FROM flags WHERE table_id = %s AND "
-                                  "decided_seq IS NULL)"),
-                          sql.SQL(", open_flags = EXCLUDED.open_flags")) if flags_changed else (
-                              sql.SQL("0"), sql.SQL(""))
+        counts, recounts = (sql.SQL(f"{_OPEN}, {_INFO}"), sql.SQL(
+            ", open_flags = EXCLUDED.open_flags, info_flags = EXCLUDED.info_flags")
+        ) if recount else (sql.SQL("0, 0"), sql.SQL(""))
         _STATUS_QUERIES[key] = sql.SQL(
-            "INSERT INTO table_status (table_id, last_seq, last_ts, received_at, open_flags{}) "
-            "VALUES (%s, %s, %s, now(), {}{}) ON CONFLICT (table_id) DO UPDATE SET last_seq = "
-            "EXCLUDED.last_seq, last_ts = EXCLUDED.last_ts, received_at = now(){}{}").format(
-                names, count, values, recount, sets)
+            "INSERT INTO table_status (table_id, last_seq, last_ts, received_at, open_flags, "
+            "info_flags{}) VALUES (%s, %s, %s, COALESCE(%s, now()), {}{}) "
+            "ON CONFLICT (table_id) DO UPDATE SET last_seq = EXCLUDED.last_seq, "
+            "last_ts = EXCLUDED.last_ts, received_at = EXCLUDED.received_at{}{}").format(
+                names, counts, values, recounts, sets)
     return _STATUS_QUERIES[key]
 
 

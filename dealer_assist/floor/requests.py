@@ -5,7 +5,7 @@ The table stays the only writer of its log. A supervisor on the floor makes a *r
 shipper picks up its own table's waiting requests (row-level security shows it no other),
 records each in the table's log through the live table, exactly as a decision taken at the
 table's console, and marks it `recorded` with the local seq; when that decision event ships
-back, the central read models mark the request `done` (floor/read_models.py). So a request
+back and is folded, the floor service marks the request `done` (floor/fold.py). So a request
 taken while the table is unreachable waits, and is recorded when the table is back.
 
 A request's status:
@@ -19,7 +19,10 @@ A request's status:
 "Already decided" is checked twice: against the central copy (what has shipped), then by the
 live table itself, which checks and appends under its lock (services/decisions.py), so a
 decision taken at the table's console a few milliseconds before, not shipped yet, is not
-recorded a second time either.
+recorded a second time either. Both settle a game as the table's console does: a decision on
+the game, or a `void_shoe` from it or an earlier game of its shoe, settles it; a `void_shoe`
+(what decides a shoe-level void flag such as BURN_SHORT: the request names the shoe and the
+game it voids from) is settled only by another `void_shoe` from that game or an earlier one.
 """
 
 from __future__ import annotations
@@ -127,7 +130,7 @@ def ask(conn: psycopg.Connection, *, table: str, shoe_id: str, game: int, action
         if not conn.execute("SELECT 1 FROM games WHERE table_id = %s AND shoe_id = %s AND "
                             "game = %s", (table, shoe_id, game)).fetchone():
             raise RequestRefused(f"table {table} has no game {game} in shoe {shoe_id}")
-        done = decided(conn, table, shoe_id, game)
+        done = decided(conn, table, shoe_id, game, action)
         if done is not None:
             raise RequestRefused(f"game {game} was already decided at the table by {done[1]}: "
                                  f"{done[2]}")
@@ -145,12 +148,14 @@ def ask(conn: psycopg.Connection, *, table: str, shoe_id: str, game: int, action
     return int(row[0])
 
 
-def decided(conn: psycopg.Connection, table: str, shoe_id: str,
-            game: int) -> tuple[int, str, str] | None:
-    """The first decision (seq, by, reason) the central copy holds for the game, or None."""
+def decided(conn: psycopg.Connection, table: str, shoe_id: str, game: int,
+            action: str = "accept") -> tuple[int, str, str] | None:
+    """The first decision (seq, by, reason) the central copy holds that settles `action` on
+    the game (module docstring), or None."""
     row = conn.execute("SELECT seq, by, reason FROM decisions WHERE table_id = %s AND "
-                       "shoe_id = %s AND game = %s ORDER BY seq LIMIT 1",
-                       (table, shoe_id, game)).fetchone()
+                       "shoe_id = %s AND ((action = 'void_shoe' AND game <= %s) OR "
+                       "(game = %s AND %s <> 'void_shoe')) ORDER BY seq LIMIT 1",
+                       (table, shoe_id, game, game, action)).fetchone()
     return (int(row[0]), str(row[1]), str(row[2])) if row else None
 
 
@@ -192,14 +197,12 @@ def take_requests(conn: psycopg.Connection, table: str, decide: Decide) -> int:
     head, so that the central `decisions` show every decision the table has taken."""
     recorded = 0
     for request in waiting(conn, table):
-        done = decided(conn, table, request.shoe_id, request.game)
+        done = decided(conn, table, request.shoe_id, request.game, request.action)
         if done is not None:
             seq, by, reason = done
             if (by, reason) == (request.by, request.reason):  # ours, recorded before a restart
+                # (folded already: the floor service marks it done)
                 answer(conn, request.id, "recorded", f"recorded at seq {seq}", seq)
-                conn.execute("UPDATE decision_requests SET status = 'done' WHERE id = %s",
-                             (request.id,))
-                conn.commit()
             else:
                 _already_decided(conn, request, done)
             continue

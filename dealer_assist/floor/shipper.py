@@ -5,10 +5,9 @@ connections after the central head, sends batches, and never makes the table wai
 the central store for its head when it starts and after every error, so restarting it or
 re-sending never duplicates an event. On an outage it retries with growing pauses and catches
 up by itself, in batches of up to `catch_up` events while it is more than a batch behind
-(docs/floor.md, "How ingest works"). Its read models' table machine outlives a connection, so
-after an outage the first batch does not replay the shoe from the central store (the machine
-is used only when it stands exactly after the central head). `lag()` says how far behind the
-local log's head the central copy is.
+(docs/floor.md, "How ingest works"). It ships events only: the pit's read models are folded
+from them by the floor service (floor/fold.py). `lag()` says how far behind the local log's
+head the central copy is.
 
 Given `decide` (the live table's `decide`), the shipper also takes the floor's decision
 requests for its own table (floor/requests.py): after each round of shipping, each waiting
@@ -31,7 +30,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from dealer_assist.floor.checkpoints import CheckpointShipper
 from dealer_assist.floor.ingest import Ingest, IntegrityAlarm, central_head, raise_alarm
-from dealer_assist.floor.read_models import FloorModels
 from dealer_assist.floor.requests import Decide, take_requests
 from dealer_assist.store.chain import ChainHead, RawRecord
 from dealer_assist.store.sqlite_log import SqliteEventReader
@@ -66,7 +64,6 @@ class Shipper:
         self.decide = decide
         self.table, self.dsn, self.batch, self.idle = table, dsn, batch, idle
         self.catch_up = max(catch_up, batch)
-        self._models = FloorModels(table)
         self.backoff = backoff
         self._down = False
         self._conn: psycopg.Connection | None = None
@@ -140,7 +137,7 @@ class Shipper:
 
     def _open(self) -> Ingest:
         self._conn = psycopg.connect(self.dsn, connect_timeout=5)
-        self._ingest = Ingest(self._conn, self.table, self._models)
+        self._ingest = Ingest(self._conn, self.table)
         self._shipped = central_head(self._conn, self.table)
         self._resend_head = True
         return self._ingest

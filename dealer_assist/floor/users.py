@@ -5,8 +5,8 @@ the table's users do in their file (store/users.py): one account serves the whol
 the floor service's group (`floor_service`) and the store's owner may read the table: no table
 role and no plain reader has a grant on it. There is no lockout (a weapon against staff):
 repeated failures are slowed down before the password is checked
-(services/login_throttle.py, in floor/web/accounts.py), and the person at the screen reads one answer for every kind of
-refusal, while the operator's log tells them apart.
+(services/login_throttle.py, in floor/web/accounts.py), and the person at the screen reads
+one answer for every kind of refusal, while the operator's log tells them apart.
 """
 
 from __future__ import annotations
@@ -86,9 +86,11 @@ def check_login(conn: psycopg.Connection, name: str, password: str, hasher: Pass
                 dummy: str) -> Login:
     """Login(role, "ok", language) when `password` is `name`'s and the account is open; else
     Login(None, why). `dummy`: a hash to check an unknown name against, so that it costs the
-    same work as a real one."""
+    same work as a real one. A name no user can have (NAME_PATTERN: no NUL, at most 64
+    characters) is not looked up: it is an unknown name."""
+    valid = NAME_PATTERN.fullmatch(name) is not None
     row = conn.execute("SELECT role, password_hash, disabled, language FROM floor_users "
-                       "WHERE name = %s", (name[:64],)).fetchone()
+                       "WHERE name = %s", (name,)).fetchone() if valid else None
     if row is None:
         _matches(hasher, dummy, password)
         return Login(None, "unknown_user")
@@ -108,5 +110,5 @@ def check_login(conn: psycopg.Connection, name: str, password: str, hasher: Pass
 def _matches(hasher: PasswordHasher, digest: str, password: str) -> bool:
     try:
         return hasher.verify(digest, password)
-    except (VerificationError, InvalidHashError):
+    except (VerificationError, InvalidHashError, UnicodeEncodeError):  # a lone surrogate
         return False

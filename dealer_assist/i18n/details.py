@@ -50,17 +50,20 @@ DETAILS: tuple[str, ...] = (
     "{0} frame(s) from the shoe lost during the new-shoe burn",
     "an unknown number of frame(s) from the shoe lost during game {0}",
     "an unknown number of frame(s) from the shoe lost during the new-shoe burn",
+    "game {0} was interrupted ({1}) and did not continue",
 )
 
 #: What domain/proposal.py writes around the corrections.
 PROPOSALS: tuple[str, ...] = ("void the shoe from game {0}: {1}", "the shoe is void")
 
 #: Words that fill the texts above: the positions of a game, the camera's zones, where an
-#: extra card lies, the proposals' stand-ins.
+#: extra card lies, the proposals' stand-ins, an interruption's reason.
 FILLINGS: tuple[str, ...] = (
     "P1", "P2", "P3", "B1", "B2", "B3",
     "player1", "player2", "player3", "banker1", "banker2", "banker3",
     "burn", "set_aside", "the surplus card", "that position",
+    # why the system interrupted a game (domain/events.py INTERRUPT_REASONS)
+    "restart", "shoe_link_lost", "shoe_replaced",
 )
 
 #: The links' reasons (devices/, hardware/shoe/link.py) and the kinds of frames a link drops

@@ -43,4 +43,9 @@ RULE_SHEETS: dict[str, SheetSentence] = {
     "CARD_OUT_OF_VIEW": SheetSentence(
         "004_f99027a7261772f9.txt", 65,
         "ไพ่ที่หลุดออกนอกมุมกล้อง ในระหว่างที่ลากไพ่ ก่อนจะเปิด ,ช่วงเริ่มต้น ,การทิ้งไพ่ และ มีการหยิบขึ้นมา และนำกลับมาใช้ใหม่"),
+    # No sheet speaks of the system's own failures: this one leaves any game of a shoe to
+    # management ("depending on the situation, management may cancel or void any game").
+    "INTERRUPTED": SheetSentence(
+        "004_f99027a7261772f9.txt", 50,
+        "ทั้งนี้ขึ้นอย่กับสถาณการณ์,ทางฝ่ายบริการการจัดการขอสงวนสิทธิ์ในการยกเลิกหรือถือเป็นโมฆะในแต่ละเกมส์ของแต่ละสำรับ"),
 }

@@ -19,7 +19,8 @@ A supervisor's decision is a `decision` event with the logged-in user as `by`, a
 reason, and the shoe it concerns. A correction must be a hand the rules complete: the
 third cards the rules give, no more, no fewer. Link status (shoe, camera) lives in memory,
 each change also logged as a `link_status` event (services/link_health.py, with the health
-signals `/metrics` reads).
+signals `/metrics` reads). The system's own interruptions (a restart on an open shoe, the shoe's
+link lost) are `interrupted` events, written by `interrupted` (services/interruptions.py).
 
 One decision per flagged game: `decide` checks that the game is not already decided and
 appends under the one lock, so of a console's and a floor request's decision on one game that
@@ -63,6 +64,7 @@ from dealer_assist.domain.table import TableMachine
 from dealer_assist.services import public_view as views
 from dealer_assist.services.dealer_duty import MAX_NAME, DealerDuty
 from dealer_assist.services.decisions import Decisions, ReviewCounts
+from dealer_assist.services.interruptions import interruption
 from dealer_assist.services.link_health import Links, signals
 from dealer_assist.services.restart import Restart
 from dealer_assist.services.snapshots import Snapshots
@@ -381,6 +383,13 @@ class LiveTable:
             self._record(self._links.change(device, status, reason, ts), run_watchers=False)
             self._publish()
             self._restart.take(self)
+
+    def interrupted(self, reason: str) -> int | None:
+        """The system's own interruption (services/interruptions.py): logged while a shoe is
+        open; returns its seq (None: no shoe was open, nothing logged)."""
+        with self._lock:
+            event = interruption(self.machine, reason)
+            return None if event is None else self.observe(event)
 
     def link_problem(self, device: str, kind: str) -> None:
         """Count a frame the link dropped (checksum, noise...): the console shows the counts."""

@@ -47,7 +47,7 @@ FLAG_TITLE = {
     "CARD_MISMATCH": "card does not match the shoe", "EXPOSED_DURING_BETTING": "card exposed",
     "DROPPED_OPENED": "opened card dropped", "DEAL_AFTER_LAST_GAME": "dealt after the last game",
     "FOREIGN_CARD": "foreign card", "UNREADABLE_CARD": "unreadable card",
-    "DATA_GAP": "shoe data lost",
+    "DATA_GAP": "shoe data lost", "INTERRUPTED": "game interrupted by the system",
 }
 
 

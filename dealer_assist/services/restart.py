@@ -1,9 +1,11 @@
 """How a live table starts, and the snapshots it takes so that the next start is quick.
 
 Start-up. With `snapshots` (store.snapshot.TableSnapshots) the table loads the newest
-snapshot that matches the log (services/table_state.py says what it holds) and replays only
-the events after it; the watchers, which keep state only within a shoe, see the current
-shoe's events again first. With no usable snapshot the whole log is replayed, as before;
+snapshot whose seal verifies under the table's key and that matches the log
+(services/table_state.py says what it holds) and replays only the events after it; the
+watchers, which keep state only within a shoe, see the current shoe's events again first.
+With no usable snapshot (each one refused is a warning and a count on `/metrics`), or no
+snapshots kept (a table without its signing key), the whole log is replayed, as before;
 either way the start-up says which, with a progress bar or progress lines
 (services/replay_progress.py).
 

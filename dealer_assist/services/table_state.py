@@ -7,9 +7,11 @@ the current shoe's `new_shoe` (the watchers, which keep state only within a shoe
 shoe's events again after a restart). Link status is not kept: after a restart every link
 is unknown until it reports.
 
-The format is a pickle, read back by an unpickler that refuses every global but the four
-domain classes a table's state is made of (the Python docs' "Restricting Globals"): a file
-written by someone else can at worst describe a wrong table, never run code. Each shoe is
+The format is a pickle. It is unpickled only once the file's seal (an HMAC under a key
+derived from the table's signing key, store/snapshot_seal.py) and the log vouch for it
+(store/snapshot.py), and then by an unpickler that refuses every global but the four domain
+classes a table's state is made of (the Python docs' "Restricting Globals"), a second wall
+should the first ever fall: a file written by someone else is refused unread. Each shoe is
 pickled on its own and kept (`ShoeBlobs`) until it changes again, so taking a snapshot under
 the table's lock costs the shoes that changed since the last one, not the whole history.
 """
@@ -33,7 +35,7 @@ from dealer_assist.domain.shoe import Shoe
 from dealer_assist.domain.table import BETWEEN, BURN, DEALING, NO_SHOE, TableMachine
 
 #: Bumped whenever what is pickled changes shape (a new slot in Game or Shoe...).
-FORMAT = 2
+FORMAT = 3  # 3: Shoe.interrupted (the system's interruption of the game being dealt)
 _PROTOCOL = 5
 #: The only globals a snapshot may name: the classes a table's state is made of.
 _ALLOWED = {

@@ -61,7 +61,7 @@ class LoginRefused(Exception):
     """
 
     def __init__(self, name: str, reason: str) -> None:
-        super().__init__(f"login of {name!r} refused: {reason}")
+        super().__init__(f"login of {name[:64]!r} refused: {reason}")
         self.name = name
         self.reason = reason
 
@@ -130,7 +130,11 @@ class UserStore:
         return [_user(row) for row in rows]
 
     def verify(self, name: str, password: str) -> User:
-        """The user, if `password` is theirs and the account is open; else `LoginRefused`."""
+        """The user, if `password` is theirs and the account is open; else `LoginRefused`.
+        A name no user can have (NAME_PATTERN) is an unknown name, after the same work."""
+        if not NAME_PATTERN.fullmatch(name):
+            self._matches(self._dummy(), password)
+            raise LoginRefused(name, "unknown_user")
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             user, refusal = self._attempt(name, password)
@@ -206,7 +210,7 @@ class UserStore:
     def _matches(self, digest: str, password: str) -> bool:
         try:
             return self._hasher.verify(digest, password)
-        except (VerificationError, InvalidHashError):
+        except (VerificationError, InvalidHashError, UnicodeEncodeError):  # a lone surrogate
             return False
 
     def _dummy(self) -> str:

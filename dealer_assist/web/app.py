@@ -14,8 +14,9 @@ Routes and who may use them (see docs/service.md):
     /healthz, /metrics        public; this machine only (web/health.py, routed by bootstrap)
 
 Everything else answers 404. A state-changing request from another site's page (its `Origin`)
-is refused with 403. Headers: a strict Content-Security-Policy (no inline script),
-no framing, no caching of console pages.
+is refused with 403. A value the stores could not take (a NUL, text that is not UTF-8) is
+refused with 400 before any route (web/inputs.py). Headers: a strict Content-Security-Policy
+(no inline script), no framing, no caching of console pages.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from dealer_assist.web.auth import (
     login_url,
 )
 from dealer_assist.web.display import STATIC
+from dealer_assist.web.inputs import InputCheck
 from dealer_assist.web.pages import invalid_request, message
 from dealer_assist.web.stream import Hub, sse
 
@@ -115,6 +117,8 @@ def create_app(table: LiveTable, accounts: Accounts, settings: WebSettings | Non
     @app.exception_handler(Forbidden)
     async def forbidden(request: Request, exc: Forbidden) -> Response:
         return message(request, "Not allowed", str(exc), current_session(request), 403)
+
+    app.add_middleware(InputCheck, say=message)  # inside `headers`: its answers get them too
 
     @app.middleware("http")
     async def headers(request: Request,

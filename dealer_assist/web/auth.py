@@ -135,7 +135,10 @@ def require(*roles: str, page: bool = False) -> Callable[[Request], Session]:
 
 
 def check_csrf(expected: str | None, given: str | None) -> None:
-    if not expected or not given or not hmac.compare_digest(expected, given):
+    """Forbidden unless `given` is the token `expected` (compared as bytes, in constant time:
+    any text a form sends is compared, not only ASCII)."""
+    if not expected or not given or not hmac.compare_digest(
+            expected.encode("utf-8", "surrogatepass"), given.encode("utf-8", "surrogatepass")):
         raise Forbidden("the form's security token is missing or out of date: reload the page")
 
 

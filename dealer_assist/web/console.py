@@ -77,7 +77,7 @@ def _login_form(request: Request, next_path: str, error: str | None = None, name
                 status: int = 200) -> HTMLResponse:
     token = secrets.token_urlsafe(24)
     response = pages.render(request, "login.html", status=status, token=token,
-                            next_path=next_path, error=error, name=name)
+                            next_path=next_path[:500], error=error, name=name[:64])
     response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict",
                         secure=secure_cookies(request), path="/login", max_age=3600)
     return response

@@ -8,13 +8,15 @@ for Prometheus.
   proxy's host runs; anyone else gets 404): Prometheus's text format, version 0.0.4.
 
 The router takes its collaborators as arguments: the live table, a check of the log
-(`log_problem() -> reason or None`) and, when the table ships its log, the shipper's lag.
+(`log_problem() -> reason or None`), when the table ships its log, the shipper's lag, and
+the counts of snapshot files refused at start by reason, read at each scrape (None: the
+table keeps no snapshots, having no signing key to seal them with; docs/service.md).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -29,7 +31,8 @@ ShippingLag = Callable[[], tuple[int, float] | None]
 
 
 def health_router(table: LiveTable, log_problem: Callable[[], str | None],
-                  shipping_lag: ShippingLag | None = None) -> APIRouter:
+                  shipping_lag: ShippingLag | None = None,
+                  snapshots_refused: Mapping[str, int] | None = None) -> APIRouter:
     router = APIRouter()
 
     @router.get("/healthz")
@@ -44,15 +47,17 @@ def health_router(table: LiveTable, log_problem: Callable[[], str | None],
         if (request.client.host if request.client else "") not in LOCAL:
             return JSONResponse({"detail": "Not Found"}, status_code=404)
         lag = shipping_lag() if shipping_lag else None
-        return PlainTextResponse(exposition(table.signals(), log_problem() is None, lag),
+        return PlainTextResponse(exposition(table.signals(), log_problem() is None, lag,
+                                            refused=snapshots_refused),
                                  media_type="text/plain; version=0.0.4")
 
     return router
 
 
 def exposition(signals: dict[str, Any], log_ok: bool, lag: tuple[int, float] | None,
-               now: float | None = None) -> str:
-    """The signals in Prometheus's text format."""
+               now: float | None = None, refused: Mapping[str, int] | None = None) -> str:
+    """The signals in Prometheus's text format (`refused`: the snapshots refused at start by
+    reason; None when the table keeps no snapshots)."""
     now = time.time() if now is None else now
     out: list[str] = []
 
@@ -78,6 +83,13 @@ def exposition(signals: dict[str, Any], log_ok: bool, lag: tuple[int, float] | N
                [("", max(0.0, now - signals["snapshot_at"]))])
         metric("snapshot_seq", "gauge", "The seq of the last snapshot.",
                [("", signals["snapshot_seq"])])
+    metric("snapshots_sealed", "gauge", "1 when the table keeps snapshots sealed with its key "
+           "(0: no signing key, every start replays the whole log).",
+           [("", float(refused is not None))])
+    if refused is not None:
+        metric("snapshots_refused_total", "counter", "Snapshot files refused at start (forged, "
+               "changed, cut short, foreign...), by reason; the log was replayed instead.",
+               [(f'{{reason="{reason}"}}', n) for reason, n in sorted(refused.items())])
     if lag is not None:
         metric("shipping_lag_events", "gauge", "Events not yet in the floor's central store.",
                [("", lag[0])])

@@ -198,11 +198,6 @@ def test_the_virtual_camera_is_configured_with_the_built_in_shoe_only(tmp_path: 
 
 # ---- the real recognizer on the virtual camera's frames --------------------------------------
 
-MODEL = REPO / "hardware" / "camera" / "model"
-needs_model = pytest.mark.skipif(
-    not (MODEL / "corners.onnx").is_file() or not (MODEL / "index.onnx").is_file(),
-    reason="NO SHIPPED CAMERA MODEL: hardware/camera/model/{corners,index}.onnx are missing")
-
 
 @pytest.fixture(scope="module")
 def recognizer() -> Callable[[np.ndarray], list[Sighting]]:
@@ -217,7 +212,6 @@ def layout(face_up: bool) -> list[Lying]:
     return [Lying(z, c, face_up, i) for i, (z, c) in enumerate(zip(boxes, codes, strict=True))]
 
 
-@needs_model
 @pytest.mark.slow
 def test_face_down_drawn_cards_never_come_out_as_a_card(zones: Zones, recognizer: Callable) -> None:
     for seed in range(3):
@@ -226,7 +220,6 @@ def test_face_down_drawn_cards_never_come_out_as_a_card(zones: Zones, recognizer
         assert [s.card for s in recognizer(frame) if s.card is not None] == []
 
 
-@needs_model
 @pytest.mark.slow
 def test_the_recognizer_reads_the_drawn_cards_where_they_lie(zones: Zones,
                                                              recognizer: Callable) -> None:
@@ -237,7 +230,6 @@ def test_the_recognizer_reads_the_drawn_cards_where_they_lie(zones: Zones,
     assert read == {(c.code, c.zone) for c in cards}
 
 
-@needs_model
 @pytest.mark.slow
 def test_a_short_service_run_raises_a_wrong_box_flag_through_the_camera(tmp_path: Path) -> None:
     """End to end: `open_table` with the built-in shoe and its virtual camera, the real

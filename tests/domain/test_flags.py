@@ -249,7 +249,7 @@ SPEC_SEVERITY = {
     "MULTI_PULL": "info", "WRONG_POSITION": "review", "CARD_MISMATCH": "void",
     "EXPOSED_DURING_BETTING": "void", "DROPPED_OPENED": "void", "CARD_OUT_OF_VIEW": "info",
     "LAST_GAME": "info", "DEAL_AFTER_LAST_GAME": "void", "FOREIGN_CARD": "void",
-    "UNREADABLE_CARD": "review", "DATA_GAP": "review",
+    "UNREADABLE_CARD": "review", "DATA_GAP": "review", "INTERRUPTED": "review",
 }
 
 

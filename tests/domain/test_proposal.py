@@ -86,6 +86,9 @@ FIRST_PROPOSAL = {
     "DATA_GAP": (fresh().close().cards("9H").ev("shoe", "gap", missing=2).cards("TS", "KD", "2C"),
                  1, "correct", "check the cards on the table against the shoe's reading; correct "
                  "any card the link lost, or accept"),
+    "INTERRUPTED": (fresh().close().cards("9H", "TS").ev("system", "interrupted", reason="restart")
+                    .end(), 1, "correct",
+                    "enter the cards of game 1 from the table, or void game 1"),
 }
 
 

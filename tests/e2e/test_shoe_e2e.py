@@ -1,6 +1,8 @@
 """End to end: `shoe emulate` deals a whole shoe over a pty, `shoe listen` reads it, the audit
 reads what was heard. Every game must come out unflagged with the cards the emulator dealt, and
-each injected dealer mistake must raise its flag on the right game."""
+each injected dealer mistake must raise its flag on the right game. And the shoe's link lost
+mid-game on a pty: a new shoe after it makes the game INTERRUPTED (shoe_link_lost); the same
+shoe dealing on after it raises nothing."""
 
 from __future__ import annotations
 
@@ -10,17 +12,26 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from dealer_assist.config import ShoeConfig, load_paytables
+from dealer_assist.devices.shoe import ShoeFeed
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.services.audit import audit_lines
+from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.shoe_deal import MISTAKES, Mistake, deal_shoe_detailed
+from dealer_assist.store.sqlite_log import SqliteEventLog
+from hardware.shoe.adapters.reference import message_for
+from hardware.shoe.protocol import encode
+from hardware.shoe.transport import PtyTransport
+from tests.tracebuild import BURN3, Trace
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs pseudo-terminals (POSIX)")
+NAT = ("9H", "TS", "KD", "2C")
 
 CLI = [sys.executable, "-m", "dealer_assist.cli"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -184,3 +195,105 @@ def test_a_trace_file_is_played_as_dealt(tmp_path: Path) -> None:
         [(e["type"], e.get("card")) for e in shoe.events]
     [audited] = audit_lines(json.dumps(e) for e in heard)["shoes"]
     assert flags(audited) == sorted([("UNNEEDED_DRAW", 4), ("LAST_GAME", len(shoe.games))], key=str)
+
+
+# ---- the shoe's link lost mid-game, on a real pseudo-terminal --------------------------------
+
+class PtyShoe:
+    """A shoe the test plays by hand: reference frames, in sequence, on a pseudo-terminal kept
+    behind a symlink (a cable pulled and plugged again gives a fresh pty at the same name)."""
+
+    def __init__(self, link: Path) -> None:
+        self.transport = PtyTransport(link)
+        self.transport.open()
+        self.seq = 0
+
+    def plug(self) -> None:
+        """A fresh pty at the link's name (the cable plugged in again)."""
+        self.transport.open()
+
+    def send(self, trace: Trace) -> None:
+        assert self.transport.wait_reader(threading.Event(), timeout=20), "the link never read"
+        self._frames(trace)
+
+    def _frames(self, trace: Trace) -> None:
+        for event in trace.events:
+            message = message_for(event, self.seq)
+            assert message is not None, event
+            assert self.transport.send(encode(message)), "the link is not reading"
+            self.seq += 1
+
+
+def wait_until(what: Any, why: str, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not what():
+        assert time.monotonic() < deadline, why
+        time.sleep(0.02)
+
+
+def linked_table(tmp_path: Path) -> tuple[LiveTable, SqliteEventLog, PtyShoe, ShoeFeed]:
+    """A live table on its SQLite log, its shoe link reading the test's pty (0.5 s heartbeat)."""
+    shoe = PtyShoe(tmp_path / "shoe")
+    log = SqliteEventLog(tmp_path / "T1.db")
+    live = LiveTable(log, table_id="T1", house=HouseRules(), paytables=load_paytables())
+    feed = ShoeFeed(ShoeConfig(url=str(tmp_path / "shoe"), heartbeat_timeout=0.5),
+                    str(tmp_path / "shoe"), live).start()
+    return live, log, shoe, feed
+
+
+def types_logged(log: SqliteEventLog) -> list[str]:
+    return [e["type"] for _, e in log.read()]
+
+
+def deal_game_one_to_two_cards(live: LiveTable, shoe: PtyShoe) -> None:
+    shoe.send(Trace().new_shoe().burn(*BURN3).close().cards("2H", "3S"))
+    wait_until(lambda: live.machine.shoe is not None and live.machine.shoe.current is not None
+               and len(live.machine.shoe.current.cards) == 2, "game 1 was not dealt")
+
+
+def test_a_link_lost_mid_game_then_a_new_shoe_is_interrupted(tmp_path: Path) -> None:
+    live, log, shoe, feed = linked_table(tmp_path)
+    try:
+        deal_game_one_to_two_cards(live, shoe)
+        first = live.machine.shoe.shoe_id  # type: ignore[union-attr]
+        shoe.transport.drop()  # the cable is pulled
+        wait_until(lambda: "interrupted" in types_logged(log), "no interruption was logged")
+        shoe.plug()  # plugged again: a new shoe is loaded
+        shoe.send(Trace().new_shoe().burn(*BURN3).game(*NAT))
+        wait_until(lambda: len(live.machine.shoes) == 2 and live.machine.shoe.current is not None
+                   and live.machine.shoe.current.complete, "the new shoe's game was not dealt")
+    finally:
+        feed.stop()
+        shoe.transport.close()
+    [(_, interrupted)] = [(s, e) for s, e in log.read() if e["type"] == "interrupted"]
+    assert (interrupted["src"], interrupted["reason"]) == ("system", "shoe_link_lost")
+    [queued] = live.review_queue()
+    assert (queued["shoe_id"], queued["game"]) == (first, 1)
+    assert [(f["code"], f["detail"]) for f in queued["flags"]] == [
+        ("INTERRUPTED", "game 1 was interrupted (shoe_link_lost) and did not continue")]
+    events = [e for _, e in log.read()]
+    down = [e["type"] for e in events].index("interrupted") - 1
+    assert (events[down]["type"], events[down]["status"]) == ("link_status", "down")
+    log.close()
+
+
+def test_a_link_that_resumes_with_the_same_shoe_raises_nothing(tmp_path: Path) -> None:
+    live, log, shoe, feed = linked_table(tmp_path)
+    try:
+        deal_game_one_to_two_cards(live, shoe)
+        # the shoe falls silent (no frame, no heartbeat) past the link's 0.5 s
+        wait_until(lambda: "interrupted" in types_logged(log), "no interruption was logged")
+        assert live.links["shoe"]["status"] == "down"
+        shoe.send(Trace().cards("2D", "4C", "5S").game(*NAT).end())  # the same shoe deals on
+        wait_until(lambda: live.machine.shoe.ended, "the shoe did not end")  # type: ignore[union-attr]
+    finally:
+        feed.stop()
+        shoe.transport.close()
+    assert live.links["shoe"]["status"] == "up"
+    [s] = live.shoe_reports()
+    assert [(g["player"], g["flags"]) for g in s["games"]] == [
+        (["2H", "2D", "5S"], []), (["9H", "KD"], [])]
+    assert live.review_queue() == []
+    assert [e.get("reason") for _, e in log.read() if e["type"] == "interrupted"] == [
+        "shoe_link_lost"]
+    log.close()

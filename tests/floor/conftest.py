@@ -22,6 +22,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from psycopg.conninfo import conninfo_to_dict
 
 from dealer_assist.floor.migrations import migrate
 from dealer_assist.floor.roles import add_reader, add_table
@@ -100,14 +101,37 @@ def cluster() -> Iterator[Cluster]:
 
 
 _numbers = itertools.count(1)
+#: Each test's Floor by its database's name (`ship` folds in the floor its DSN names).
+_FLOORS: dict[str, Floor] = {}
 
 
 class Floor:
-    """One test's migrated database in the cluster, with helpers to add tables and readers."""
+    """One test's migrated database in the cluster, with helpers to add tables and readers,
+    and to fold the read models as the floor service does (`fold`)."""
 
     def __init__(self, cluster: Cluster, dbname: str) -> None:
         self.cluster, self.dbname = cluster, dbname
         self.owner = psycopg.connect(cluster.dsn(dbname=dbname))
+        self._folder: str | None = None
+        _FLOORS[dbname] = self
+
+    def folder_dsn(self) -> str:
+        """The DSN of the floor service's login that folds (group floor_service), made once."""
+        if self._folder is None:
+            self._folder = self.add_reader("floor_service")
+        return self._folder
+
+    def fold(self, batch: int = 2000) -> int:
+        """Fold every table's pending events as the floor service does (floor/fold.py), in
+        transactions of up to `batch` events; the number folded."""
+        from dealer_assist.floor.fold import fold_pending
+
+        with psycopg.connect(self.folder_dsn(), autocommit=True) as conn:
+            return fold_pending(conn, batch=batch)
+
+    def close(self) -> None:
+        self.owner.close()
+        _FLOORS.pop(self.dbname, None)
 
     def reconnect(self) -> None:
         """A new owner's connection (after the cluster was stopped and started)."""
@@ -136,7 +160,7 @@ def floor(cluster: Cluster) -> Iterator[Floor]:
     place = Floor(cluster, dbname)
     migrate(place.owner)
     yield place
-    place.owner.close()
+    place.close()
 
 
 SAMPLE_SHOE = Path(__file__).resolve().parents[2] / "dealer_assist/commands/sample_shoe.jsonl"
@@ -191,7 +215,7 @@ def service(floor: Floor) -> str:
 
 def ship(dsn: str, table: str, log: object, upto: int | None = None) -> None:
     """Ship everything in `log` (a SqliteEventLog), or its events up to seq `upto`, to the
-    central store as `table`'s role."""
+    central store as `table`'s role; then fold them as the floor service does."""
     from dealer_assist.floor.ingest import Ingest
 
     records = [r for r in log.raw_records()  # type: ignore[attr-defined]
@@ -202,3 +226,4 @@ def ship(dsn: str, table: str, log: object, upto: int | None = None) -> None:
                             (table,)).fetchone()
         conn.commit()
         ingest.ship([r for r in records if r.seq > (head[0] if head else 0)])
+    _FLOORS[conninfo_to_dict(dsn)["dbname"]].fold()

@@ -5,16 +5,11 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dealer_assist.floor.checkpoints import register_key
 from dealer_assist.floor.shipper import Shipper
 from tests.floor.test_checkpoints import alarms, central, signing_log
-
-pytestmark = pytest.mark.skipif(not hasattr(Shipper, "ship_checkpoints"),
-                                reason="the shipper does not ship signed checkpoints yet "
-                                       "(wiring requested in floor/shipper.py)")
 
 
 def wait_for(check, timeout: float = 20.0) -> None:

@@ -1,4 +1,6 @@
-"""`dealer-assist floor add-user` and `floor serve`: the commands the floor demo runs."""
+"""`dealer-assist floor add-user` and `floor serve`: the commands the floor demo runs. `serve`
+is started as a unit starts it: the DSN without its password, which is in a password file
+(PGPASSFILE)."""
 
 from __future__ import annotations
 
@@ -18,8 +20,10 @@ import psycopg
 import pytest
 
 from dealer_assist.cli import main
+from dealer_assist.commands.floor_dsn import ENV_DSN
 from tests.floor.conftest import FLOOR_PASSWORD
 from tests.floor.pit_client import login as log_in
+from tests.floor.test_floor_dsn import split_password
 
 
 def test_add_user_reads_the_password_from_stdin_and_refuses_a_second(floor, capsys,
@@ -54,13 +58,29 @@ def test_add_user_says_what_is_wrong(floor, capsys, monkeypatch, argv, stdin, sa
     assert says in err and "Traceback" not in err
 
 
-def test_serve_refuses_a_store_without_the_schema(cluster, capsys):
+def test_serve_refuses_a_store_without_the_schema(cluster, capsys, monkeypatch):
     dbname = "floor_unmigrated"
     with psycopg.connect(cluster.dsn(), autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {dbname}")
         conn.execute(f"CREATE DATABASE {dbname}")
-    assert main(["floor", "serve", "--port", "0", "--dsn", cluster.dsn(dbname=dbname)]) == 2
+    monkeypatch.setenv(ENV_DSN, cluster.dsn(dbname=dbname))
+    assert main(["floor", "serve", "--port", "0"]) == 2
     assert "floor migrate" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("login", "says"), [
+    ("owner", "the login postgres is a superuser and may create roles and bypasses row-level "
+              "security and may write the events: the floor service must not"),
+    ("table", "may write the events: the floor service must not"),
+])
+def test_serve_refuses_a_login_with_more_rights_than_it_needs(floor, capsys, monkeypatch,
+                                                              login, says):
+    """The floor service faces the web: not as the owner, a superuser, or a table's role."""
+    monkeypatch.setenv(ENV_DSN, floor.dsn() if login == "owner" else floor.add_table()[1])
+    assert main(["floor", "serve", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "floor add-reader NAME --role service" in err
+    assert "Traceback" not in err
 
 
 def test_serve_starts_answers_and_stops_on_sigterm(floor, service, tmp_path):
@@ -70,11 +90,13 @@ def test_serve_starts_answers_and_stops_on_sigterm(floor, service, tmp_path):
     notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     notify.bind(str(tmp_path / "notify"))
     notify.settimeout(15)
+    dsn, passfile = split_password(service, tmp_path / "service.pgpass")
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "NOTIFY_SOCKET": str(tmp_path / "notify"),
-           "WATCHDOG_USEC": "400000"}
-    env.pop("WATCHDOG_PID", None)
+           "WATCHDOG_USEC": "400000", "PGPASSFILE": str(passfile)}
+    for name in ("WATCHDOG_PID", "PGPASSWORD", ENV_DSN):
+        env.pop(name, None)
     proc = subprocess.Popen([sys.executable, "-m", "dealer_assist.cli", "floor", "serve",
-                             "--port", "0", "--dsn", service], stdout=subprocess.PIPE,
+                             "--port", "0", "--dsn", dsn], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout is not None

@@ -31,8 +31,9 @@ from tests.floor.pit_client import csrf_of, login
 class Table:
     """A live table on its own SQLite log, with the sample shoe dealt, and its shipper."""
 
-    def __init__(self, folder: Path, table: str, dsn: str, sample: list[dict[str, Any]]) -> None:
-        self.path = folder / f"{table}.db"
+    def __init__(self, folder: Path, table: str, dsn: str, sample: list[dict[str, Any]],
+                 floor: Any) -> None:
+        self.path, self.floor = folder / f"{table}.db", floor
         self.log = SqliteEventLog(self.path)
         self.live = LiveTable(self.log, table_id=table, house=HouseRules(),
                               paytables=load_paytables())
@@ -40,6 +41,11 @@ class Table:
             self.live.observe(event)
         self.shipper = Shipper(str(self.path), table, dsn, idle=0.05, backoff=(0.05, 0.5),
                                decide=self.live.decide)
+
+    def ship(self) -> None:
+        """Ship what the log holds, then fold it as the floor service does (floor/fold.py)."""
+        self.shipper.ship_once()
+        self.floor.fold()
 
     def decisions(self) -> list[dict[str, Any]]:
         events = [json.loads(r.body) for r in self.log.raw_records()]
@@ -54,8 +60,8 @@ class Table:
 @pytest.fixture
 def table(floor, sample, tmp_path: Path) -> Iterator[Table]:
     table_id, dsn = floor.add_table()
-    made = Table(tmp_path, table_id, dsn, sample)
-    made.shipper.ship_once()
+    made = Table(tmp_path, table_id, dsn, sample, floor)
+    made.ship()
     yield made
     made.close()
 
@@ -93,7 +99,7 @@ def test_a_floor_decision_lands_in_the_tables_log_with_who_and_why(floor, table,
     assert request_of(client, number)["status"] == "waiting"
     assert table.shipper.take_requests() == 1
     assert request_of(client, number)["status"] == "recorded"
-    table.shipper.ship_once()
+    table.ship()
     done = request_of(client, number)
     assert done["status"] == "done" and done["status_text"] == "recorded in the table's log"
     [decision] = table.decisions()
@@ -140,6 +146,7 @@ def test_a_game_decided_at_the_table_meanwhile_is_not_recorded_twice(table, clie
     # and a new request for a game the floor knows is decided is refused at once
     csrf = csrf_of(client.get("/pit/requests").text)
     wait_for(lambda: table.shipper.lag().events == 0)
+    table.floor.fold()
     again = client.post("/pit/decide", data={"csrf": csrf, "table": table_id, "shoe": "SAMPLE-1",
                                              "game": "16", "action": "accept", "reason": "r"})
     assert again.status_code == 400 and "already decided at the table by tablesup" in again.text
@@ -181,7 +188,7 @@ def test_a_floor_request_and_a_table_decision_at_the_same_moment_record_one(
         for event in first_games:  # games 1-18 again, timed now; 16 and 17 are flagged
             live.observe({k: v for k, v in event.items() if k != "ts"} | (
                 {"shoe_id": shoe_id} if event["type"] == "new_shoe" else {}))
-    table.shipper.ship_once()
+    table.ship()
     outcomes = []
     with psycopg.connect(service, autocommit=True) as conn:
         for i, (shoe_id, game) in enumerate((s, g) for s in shoes for g in (16, 17)):
@@ -217,7 +224,7 @@ def test_a_request_recorded_before_its_answer_was_lost_is_recorded_not_refused(t
     assert table.shipper.take_requests() == 0
     answered = request_of(client, number)
     assert (answered["status"], answered["local_seq"]) == ("recorded", seq)
-    table.shipper.ship_once()
+    table.ship()
     assert request_of(client, number)["status"] == "done"
     assert len(table.decisions()) == 1
 
@@ -280,7 +287,7 @@ def test_a_table_role_sees_only_its_own_requests_and_never_the_users(floor, serv
 def test_the_board_shows_the_tables_links_as_the_table_reports_them(table, client):
     table.live.link_changed("shoe", "down", "cable pulled")
     table.live.link_changed("camera", "up", "frames arriving")
-    table.shipper.ship_once()
+    table.ship()
     row = next(t for t in client.get("/api/pit").json()["tables"]
                if t["table"] == table.live.table_id)
     assert (row["shoe_link"], row["camera_link"]) == ("down", "up")

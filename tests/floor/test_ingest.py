@@ -1,5 +1,6 @@
 """Ingest keeps each table's chain: re-sends are harmless, anything that does not chain is an
-integrity alarm (a row and a NOTIFY), never stored; the read models follow the events."""
+integrity alarm (a row and a NOTIFY), never stored; the read models, folded by the floor
+service, follow the events."""
 
 from __future__ import annotations
 
@@ -113,10 +114,12 @@ def test_read_models_follow_the_events(floor, ingest, sample, table_log):
     recs = records(table_log([*sample, decision]))
     for start in range(0, len(recs), 100):  # in batches: the fold goes on across them
         ingest.ship(recs[start:start + 100])
+        floor.fold()
     q = floor.owner.execute
-    status = q("SELECT last_seq, last_ts, shoe_id, game, open_flags FROM table_status "
-               "WHERE table_id = %s", (ingest.table,)).fetchone()
-    assert status == (len(recs), decision["ts"], "SAMPLE-1", 80, 2)
+    status = q("SELECT last_seq, last_ts, shoe_id, game, open_flags, info_flags FROM "
+               "table_status WHERE table_id = %s", (ingest.table,)).fetchone()
+    # game 16 waits for a decision; game 80's LAST_GAME is for information
+    assert status == (len(recs), decision["ts"], "SAMPLE-1", 80, 1, 1)
     assert q("SELECT count(*) FROM games WHERE table_id = %s", (ingest.table,)).fetchone() == (80,)
     flags = q("SELECT game, code, decided_seq FROM flags WHERE table_id = %s ORDER BY game",
               (ingest.table,)).fetchall()

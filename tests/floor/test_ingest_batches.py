@@ -1,14 +1,15 @@
-"""Ingest by the batch (migration 10, floor/read_models.py): the read models come out the same
-whatever the batches (one event each, as the store folded before, or thousands); the store
+"""Ingest and the fold by the batch (migration 10, floor/read_models.py, floor/fold.py): the
+read models come out the same whatever the batches (one event each, or thousands); the store
 checks each statement's events against the head and refuses a statement with a broken link
-anywhere in it; the table machine is kept across batches and connections only while it stands
-after the central head, and rebuilt when a batch it folded was not committed."""
+anywhere in it; the folder's table machine is kept across batches and connections only while
+it stands after the fold's cursor, and rebuilt when a batch it folded was not committed."""
 
 from __future__ import annotations
 
 import psycopg
 import pytest
 
+from dealer_assist.floor.fold import fold_batch, fold_pending, fold_table
 from dealer_assist.floor.ingest import Ingest, central_head
 from dealer_assist.floor.read_models import FloorModels
 from dealer_assist.floor.shipper import Shipper
@@ -16,7 +17,8 @@ from dealer_assist.store.chain import GENESIS, ChainHead
 
 SNAPSHOT = {
     "table_status": "SELECT last_seq, last_ts, shoe_id, shoe_seq, game, open_flags, variant, "
-                    "last_result, shoe_link, camera_link FROM table_status WHERE table_id = %s",
+                    "last_result, shoe_link, camera_link, info_flags FROM table_status "
+                    "WHERE table_id = %s",
     "games": "SELECT shoe_id, game, started_seq, started_ts, completed_seq, winner, dealer "
              "FROM games WHERE table_id = %s ORDER BY shoe_id, game",
     "flags": "SELECT seq, shoe_id, game, code, severity, detail, decided_seq FROM flags "
@@ -61,15 +63,19 @@ def test_the_read_models_are_the_same_whatever_the_batches(floor, sample, table_
     reference, dsn_ref = floor.add_table()
     with psycopg.connect(dsn_ref) as conn:  # the whole log in one batch
         Ingest(conn, reference).ship(records)
+    floor.fold(batch=len(records))
     table, dsn = floor.add_table()
-    with psycopg.connect(dsn) as conn:
-        ingest = Ingest(conn, table)
+    with psycopg.connect(dsn) as conn, \
+            psycopg.connect(floor.folder_dsn(), autocommit=True) as central:
+        ingest, folder = Ingest(conn, table), FloorModels(table)
         for start in range(0, len(records), size):
             ingest.ship(records[start:start + size])
+            assert fold_table(central, folder, batch=size) == len(records[start:start + size])
     got, want = models(floor, table), models(floor, reference)
     assert got == want
     status = want["table_status"][0]
-    assert status[2:6] == ("S-B", 487, 80, 4) and status[8:] == ("down", "down")
+    # waiting: S-A's game 16, S-B's game 17; S-B's LAST_GAME for information
+    assert status[2:6] == ("S-B", 487, 80, 2) and status[8:] == ("down", "down", 1)
     assert [s[0] for s in want["shoes"]] == ["S-A", "S-B"]
     assert {g[6] for g in want["games"]} == {"D-1", "D-2"}
     decided = [(f[1], f[2], f[6] is not None) for f in want["flags"]]
@@ -135,23 +141,22 @@ def test_one_statement_of_two_tables_moves_both_heads(floor, sample, table_log):
 
 
 def test_the_machine_is_rebuilt_when_its_batch_was_not_committed(floor, two_tables_logs):
-    (table, dsn), (_, other_dsn), records, reference = two_tables_logs
+    (table, dsn), _, records, reference = two_tables_logs
+    with psycopg.connect(dsn) as conn:
+        Ingest(conn, table).ship(records)
     models_ = FloorModels(table)
-    with psycopg.connect(dsn) as conn:
-        Ingest(conn, table, models_).ship(records[:200])
+    with psycopg.connect(floor.folder_dsn(), autocommit=True) as central:
+        assert fold_batch(central, models_, batch=200) == 200
         machine = models_._machine
-    # the next batch is folded, then refused (another table's role may not store it)
-    with psycopg.connect(other_dsn) as wrong, \
-            pytest.raises(psycopg.errors.InsufficientPrivilege):
-        Ingest(wrong, table, models_).ship(records[200:300],
-                                           head=ChainHead(200, records[199].hash))
-    with psycopg.connect(dsn) as conn:
-        ingest = Ingest(conn, table, models_)
-        ingest.ship(records[200:300])  # the same batch again: folded once, not twice
+        # the next batch is folded, then refused: a table's own role may not write it
+        with psycopg.connect(dsn, autocommit=True) as table_role, \
+                pytest.raises(psycopg.errors.InsufficientPrivilege):
+            fold_batch(table_role, models_, batch=100)
+        assert fold_batch(central, models_, batch=100) == 100  # folded once, not twice
         assert models_._machine is not machine  # rebuilt from the central store
         kept = models_._machine
-        ingest.ship(records[300:])
-        assert models_._machine is kept  # it stood after the central head: kept
+        fold_table(central, models_, batch=100)
+        assert models_._machine is kept  # it stood after the fold's cursor: kept
     assert models(floor, table) == models(floor, reference)
 
 
@@ -161,29 +166,36 @@ def two_tables_logs(floor, sample, table_log):
     reference, dsn_ref = floor.add_table()
     with psycopg.connect(dsn_ref) as conn:
         Ingest(conn, reference).ship(records)
+    floor.fold()
     return floor.add_table(), floor.add_table(), records, reference
 
 
-def test_a_shipper_keeps_its_machine_across_an_outage(floor, cluster, sample, table_log):
+def test_the_folder_keeps_its_machine_across_an_outage(floor, cluster, sample, table_log):
     events = two_shoes(sample)
     log = table_log(events[:300])
     table, dsn = floor.add_table()
     shipper = Shipper(str(log.path), table, dsn, batch=50, catch_up=400)
     assert shipper.ship_once() == 300
-    machine = shipper._models._machine
+    kept: dict[str, FloorModels] = {}
+    with psycopg.connect(floor.folder_dsn(), autocommit=True) as central:
+        assert fold_pending(central, kept, batch=50) == 300
+    machine = kept[table]._machine
     cluster.stop()
     try:
         log.append_many(events[300:])
         with pytest.raises(psycopg.OperationalError):
             shipper.ship_once()
-        shipper.stop()  # as the thread does: the connection closes, the models stay
+        shipper.stop()
     finally:
         cluster.start()
     floor.reconnect()
     assert shipper.ship_once() == len(events) - 300  # > 50 behind: batches of up to 400
-    assert shipper._models._machine is machine
     shipper.stop()
+    with psycopg.connect(floor.folder_dsn(), autocommit=True) as central:
+        assert fold_pending(central, kept) == len(events) - 300
+    assert kept[table]._machine is machine  # it stood after the fold's cursor: kept
     reference, dsn_ref = floor.add_table()
     with psycopg.connect(dsn_ref) as conn:
         Ingest(conn, reference).ship(list(log.raw_records()))
+    floor.fold()
     assert models(floor, table) == models(floor, reference)

@@ -4,6 +4,7 @@ script blocked by the Content-Security-Policy. Screenshots go to artifacts/floor
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from dealer_assist.bootstrap import ServerThread
 from dealer_assist.floor.ingest import Ingest, IntegrityAlarm
 from dealer_assist.floor.web.app import create_floor_app
+from dealer_assist.services.shoe_deal import deal_shoe
 from tests.floor.conftest import FLOOR_PASSWORD, ship
 
 pytestmark = pytest.mark.browser
@@ -57,6 +59,11 @@ def test_the_pit_board_follows_the_tables_by_itself(browser, floor, service, sam
     for n, (table, dsn) in enumerate(tables):
         logs.append(table_log(sample[:100 + 40 * n], name=table))
         ship(dsn, table, logs[-1])
+    # a fourth table: a whole shoe dealt with the dealer's REVEAL and no mistake (its last
+    # game's LAST_GAME needs no decision: nothing of it in the queue)
+    revealed, dsn = floor.add_table()
+    ship(dsn, revealed, table_log(deal_shoe(random.Random(1), shoe_id="RV-1", reveal=True),
+                                  name=revealed))
     server = ServerThread(create_floor_app(service)).start()
     page = browser.new_page(viewport={"width": 1600, "height": 900})
     blocked: list[str] = []
@@ -87,6 +94,11 @@ def test_the_pit_board_follows_the_tables_by_itself(browser, floor, service, sam
         page.click("form.decide button[type=submit]")
         page.wait_for_url("**/pit/queue?asked=*")
         assert "waiting for the table" in page.locator("#queue").inner_text()
+        # a finished game shows its cards as the dealer revealed them
+        page.goto(server.url + f"pit/review?table={revealed}&shoe=RV-1&game=3")
+        assert page.locator("table.hand td[data-pos] .card[title]").count() >= 4
+        assert "not yet opened" not in page.locator("table.hand").inner_text()
+        page.screenshot(path=str(ARTIFACTS / "pit_review_revealed.png"), full_page=True)
         assert blocked == []
     finally:
         page.close()

@@ -1,14 +1,18 @@
 """Who may do what in the central store: a table writes only its own rows and reads no one
-else's; the floor and the regulator read; the regulator writes nothing. And the commands."""
+else's; the floor and the regulator read; the regulator writes nothing; the floor service's
+login is no superuser and writes no event. A password goes to the server only as its SCRAM
+verifier. And the commands."""
 
 from __future__ import annotations
 
 import psycopg
+import psycopg.conninfo
 import pytest
 
 from dealer_assist.cli import main
 from dealer_assist.floor.ingest import Ingest
 from dealer_assist.floor.migrations import MIGRATIONS, migrate
+from dealer_assist.floor.roles import new_password, service_overreach
 
 
 @pytest.fixture
@@ -19,6 +23,7 @@ def two_tables(floor, sample, table_log):
     for table, dsn in tables:
         with psycopg.connect(dsn) as conn:
             Ingest(conn, table).ship(recs)
+    floor.fold()
     return tables
 
 
@@ -97,3 +102,93 @@ def test_bad_input_gives_a_clear_error(floor, capsys, argv, says):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err
+
+
+def test_the_floor_services_login_is_no_superuser_and_writes_no_event(floor, two_tables):
+    """The floor service's login (floor add-reader --role service) reads every table, and
+    cannot make a role, give itself a right, or add, change or delete an event."""
+    (a, _), (b, _) = two_tables
+    dsn = floor.add_reader("floor_service")
+    with psycopg.connect(dsn) as conn:
+        me = conn.execute("SELECT current_user").fetchone()[0]
+        assert service_overreach(conn) is None  # what `floor serve` checks at start
+        seen = conn.execute("SELECT DISTINCT table_id FROM events ORDER BY 1").fetchall()
+        assert seen == sorted([(a,), (b,)])
+        for statement in ("CREATE ROLE intruder LOGIN SUPERUSER", "CREATE ROLE intruder",
+                          f'ALTER ROLE "{me}" CREATEROLE', f'ALTER ROLE "{me}" BYPASSRLS',
+                          "INSERT INTO events (table_id, seq, ts, type, body, prev_hash, hash) "
+                          "SELECT table_id, seq + 100, ts, type, body, hash, hash FROM events "
+                          "LIMIT 1",
+                          "UPDATE events SET body = body", "DELETE FROM events",
+                          "INSERT INTO floor_tables (table_id, role) VALUES ('X', 'x')"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(statement)
+            conn.rollback()
+    row = floor.owner.execute(
+        "SELECT rolsuper, rolcreaterole, rolcreatedb, rolbypassrls, rolreplication "
+        "FROM pg_roles WHERE rolname = %s", (me,)).fetchone()
+    assert row == (False, False, False, False, False)
+
+
+def test_a_new_login_sends_the_server_only_its_verifier(floor, cluster):
+    """The server logs every statement here (log_statement = all): the role's name is in its
+    log, its password is not, and PostgreSQL keeps a SCRAM verifier."""
+    floor.owner.execute("SET log_statement = 'all'")
+    table, dsn = floor.add_table()
+    reader = floor.add_reader("floor_regulator")
+    floor.owner.execute("RESET log_statement")
+    floor.owner.commit()
+    log = (cluster.root / "log").read_text(errors="replace")
+    for login in (dsn, reader):
+        given = psycopg.conninfo.conninfo_to_dict(login)
+        assert f'CREATE ROLE "{given["user"]}" LOGIN PASSWORD \'SCRAM-SHA-256$' in log
+        assert given["password"] not in log
+        with psycopg.connect(login) as conn:
+            assert conn.execute("SELECT current_user").fetchone() == (given["user"],)
+
+
+def test_a_new_password_replaces_the_old(floor):
+    _, dsn = floor.add_table()
+    given = psycopg.conninfo.conninfo_to_dict(dsn)
+    fresh = new_password(floor.owner, given["user"])
+    assert fresh != given["password"]
+    with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
+        psycopg.connect(dsn)
+    with psycopg.connect(floor.dsn(given["user"], fresh)) as conn:
+        assert conn.execute("SELECT current_user").fetchone() == (given["user"],)
+
+
+def test_add_reader_puts_the_password_in_a_password_file_not_on_screen(floor, capsys,
+                                                                       monkeypatch, tmp_path):
+    """`--passfile PATH`: the new login's password goes to a libpq password file (0600, one
+    line added per login), printed nowhere; a DSN without a password then logs in."""
+    path = tmp_path / "floor.pgpass"
+    for name in ("pitservice_pf", "gcb_pf"):
+        assert main(["floor", "add-reader", name, "--role", "service", "--passfile", str(path),
+                     "--dsn", floor.dsn()]) == 0
+        out = capsys.readouterr().out
+        assert out == f"service login {name}: its password added to {path}\n"
+    assert path.stat().st_mode & 0o777 == 0o600
+    lines = path.read_text().splitlines()
+    assert [line.split(":")[:4] for line in lines] == [
+        ["*", "*", floor.dbname, "pitservice_pf"], ["*", "*", floor.dbname, "gcb_pf"]]
+    given = psycopg.conninfo.conninfo_to_dict(floor.dsn())
+    monkeypatch.setenv("PGPASSFILE", str(path))
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    with psycopg.connect(host=given["host"], port=given["port"], dbname=floor.dbname,
+                         user="gcb_pf") as conn:
+        assert conn.execute("SELECT pg_has_role('floor_service', 'member')").fetchone() == (True,)
+
+
+def test_add_table_refuses_a_password_file_others_may_read_and_makes_no_role(floor, capsys,
+                                                                            tmp_path):
+    path = tmp_path / "tables.pgpass"
+    path.write_text("")
+    path.chmod(0o644)
+    assert main(["floor", "add-table", "T-pf", "--passfile", str(path), "--dsn",
+                 floor.dsn()]) == 2
+    err = capsys.readouterr().err
+    assert f"may be read by others (mode -rw-r--r--; libpq ignores it): chmod 600 {path}" in err
+    assert floor.owner.execute("SELECT 1 FROM pg_roles WHERE rolname = 'table_t_pf'"
+                               ).fetchone() is None
+    assert path.read_text() == ""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import time
 from pathlib import Path
@@ -10,15 +9,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from dealer_assist.bootstrap import open_table, start_shipper
+from dealer_assist.bootstrap import open_table
 from dealer_assist.config import load_table_config
 from dealer_assist.floor.requests import ask
 from dealer_assist.floor.shipper import DSN_ENV
 from tests.floor.test_table_ships import write_config
-
-pytestmark = pytest.mark.skipif(
-    "decide" not in inspect.signature(start_shipper).parameters,
-    reason="bootstrap.start_shipper does not pass the live table's decide to the shipper yet")
 
 
 def test_the_table_service_records_a_floor_decision_and_ships_it_back(
@@ -35,12 +30,14 @@ def test_the_table_service_records_a_floor_decision_and_ships_it_back(
         while shipper.lag().shipped_seq < table.live.seq:
             assert time.monotonic() < deadline, shipper.lag()
             time.sleep(0.05)
+        floor.fold()  # the floor service folds the read models the pit reads
         with psycopg.connect(service) as conn:
             number = ask(conn, table=table_id, shoe_id="SAMPLE-1", game=17, action="accept",
                          reason="checked from the pit", by="sup@floor")
             while conn.execute("SELECT status FROM decision_requests WHERE id = %s",
                                (number,)).fetchone() != ("done",):
                 conn.commit()
+                floor.fold()  # as the floor service does, woken by the stored batch
                 assert time.monotonic() < deadline + 30
                 time.sleep(0.05)
         logged = [json.loads(r.body) for r in shipper.reader.raw_records()]

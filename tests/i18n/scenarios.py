@@ -59,6 +59,9 @@ SCENARIOS: dict[str, Scenario] = {
     .cards("TS", "KD", "2C"),
     "data gap, unknown, in the burn": lambda t: t.burn("2S").ev("shoe", "gap")
     .burn("KS", "KH").game(*NAT),
+    **{f"interrupted: {reason}": (lambda r: lambda t: t.burn(*BURN3).close().cards("2H", "3S")
+                                  .ev("system", "interrupted", reason=r))(reason)
+       for reason in ("restart", "shoe_link_lost", "shoe_replaced")},
 }
 #: The house settings a scenario needs (the rest: the default house).
 HOUSES: dict[str, dict[str, Any]] = {"burn missing": {"burn_after_each_game": True}, "foreign card": {"decks": 1}}

@@ -121,11 +121,12 @@ def test_a_void_shoe_may_follow_a_decision_on_its_game(log: SqliteEventLog) -> N
 def test_already_decided_holds_after_a_restart_from_the_log_and_from_a_snapshot(
         tmp_path: Path) -> None:
     from dealer_assist.store.snapshot import TableSnapshots
+    from tests.store.sealing import seal
 
     path = tmp_path / "table.db"
     log = SqliteEventLog(path)
     table = LiveTable(log, table_id="T1", house=HouseRules(), paytables=PAYTABLES,
-                      snapshots=TableSnapshots(log, path))
+                      snapshots=TableSnapshots(log, path, seal()))
     for event in shoes(1):
         table.observe(event)
     table.decide("S-104", 2, "accept", "seen on video", shoe_id="R1")
@@ -134,7 +135,7 @@ def test_already_decided_holds_after_a_restart_from_the_log_and_from_a_snapshot(
     for snapshots in (False, True):
         log = SqliteEventLog(path)
         again = LiveTable(log, table_id="T1", house=HouseRules(), paytables=PAYTABLES,
-                          snapshots=TableSnapshots(log, path)
+                          snapshots=TableSnapshots(log, path, seal())
                           if snapshots else None)
         assert again.started.startswith("snapshot" if snapshots else "")
         with pytest.raises(AlreadyDecided, match="accept by S-104"):

@@ -3,6 +3,7 @@ queue, history, alerts and shoes, at every kind of moment, and the same table af
 
 from __future__ import annotations
 
+import logging
 import random
 import shutil
 import threading
@@ -10,15 +11,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dealer_assist.bootstrap import SideBetGuard
 from dealer_assist.config import load_paytables
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.report import shoe_view
+from dealer_assist.export.keys import ENV_SIGNING_KEY
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.shoe_deal import deal_shoe
 from dealer_assist.store.log import MemoryEventLog
 from dealer_assist.store.snapshot import TableSnapshots
 from dealer_assist.store.sqlite_log import SqliteEventLog, SqliteEventReader
+from tests.store.sealing import key_file, seal
 
 PAYTABLES = load_paytables()
 Action = Callable[[LiveTable], Any]
@@ -103,14 +108,14 @@ def test_a_restart_from_a_snapshot_is_a_full_replay_at_every_kind_of_moment(
         db = tmp_path / where / "T1.events.db"
         db.parent.mkdir()
         log = SqliteEventLog(db)
-        table = table_on(log, TableSnapshots(log, db), snapshot_every=10**9)
+        table = table_on(log, TableSnapshots(log, db, seal()), snapshot_every=10**9)
         for act in actions[:stop]:
             act(table)
         table.close()  # the snapshot at the very end
         log.close()
 
         log = SqliteEventLog(db)
-        again = table_on(log, TableSnapshots(log, db))
+        again = table_on(log, TableSnapshots(log, db, seal()))
         assert again.started == f"snapshot at seq {again.seq}, 0 events replayed", where
         assert state(again) == state(table_on(SqliteEventReader(db))), where
         for act in actions[stop:]:  # and it carries on as if it had never stopped
@@ -124,14 +129,14 @@ def test_a_snapshot_taken_as_the_table_runs_and_its_tail_give_the_full_replay(
         tmp_path: Path) -> None:
     db = tmp_path / "T1.events.db"
     log = SqliteEventLog(db)
-    table = table_on(log, TableSnapshots(log, db), snapshot_every=150)
+    table = table_on(log, TableSnapshots(log, db, seal()), snapshot_every=150)
     for act in session()[:-5]:  # snapshots before and after the late decision on shoe S1
         act(table)
     table.flush_snapshots()  # no close(): the service was killed
     log.close()
 
     log = SqliteEventLog(db)
-    again = table_on(log, TableSnapshots(log, db))
+    again = table_on(log, TableSnapshots(log, db, seal()))
     snapshot_seq = int(again.started.split()[3].rstrip(","))
     assert 0 < snapshot_seq < again.seq
     assert again.started == f"snapshot at seq {snapshot_seq}, {again.seq - snapshot_seq} " \
@@ -143,7 +148,7 @@ def test_a_snapshot_taken_as_the_table_runs_and_its_tail_give_the_full_replay(
 def test_snapshots_written_while_events_arrive_are_each_consistent(tmp_path: Path) -> None:
     db = tmp_path / "T1.events.db"
     log = SqliteEventLog(db)
-    keeper = TableSnapshots(log, db, keep=10**6)
+    keeper = TableSnapshots(log, db, seal(), keep=10**6)
     table = table_on(log, keeper, snapshot_every=3)
     stop = threading.Event()
 
@@ -168,27 +173,112 @@ def test_snapshots_written_while_events_arrive_are_each_consistent(tmp_path: Pat
         shutil.copy(db, folder / db.name)
         shutil.copy(path, folder / path.name)
         log = SqliteEventLog(folder / db.name)
-        again = table_on(log, TableSnapshots(log, folder / db.name))
+        again = table_on(log, TableSnapshots(log, folder / db.name, seal()))
         assert again.started.startswith(f"snapshot at seq {int(path.name.split('.')[-1])},")
         assert state(again) == state(table_on(SqliteEventReader(folder / db.name))), path.name
         log.close()
 
 
-def test_the_service_keeps_its_snapshots_beside_its_log_and_starts_from_them(
-        tmp_path: Path) -> None:
-    from dealer_assist.bootstrap import open_table
+def service_config(tmp_path: Path) -> Any:
     from dealer_assist.config import load_table_config
     from tests.web.test_run import write_config
 
-    config = load_table_config(write_config(tmp_path))
+    return load_table_config(write_config(tmp_path))
+
+
+def deal_and_stop(config: Any, events: int = 120) -> None:
+    from dealer_assist.bootstrap import open_table
+
     table = open_table(config, start_shoe=False)
-    for event in deal_shoe(random.Random(5))[:120]:
+    for event in deal_shoe(random.Random(5), mistakes=["unneeded_draw"])[:events]:
         table.live.observe(event)
     table.close()  # the last snapshot, then the log
+
+
+def metrics(table: Any) -> list[str]:
+    from fastapi.testclient import TestClient
+
+    with TestClient(table.app, client=("127.0.0.1", 40000)) as local:
+        response = local.get("/metrics")
+    assert response.status_code == 200
+    return response.text.splitlines()
+
+
+def test_the_service_keeps_its_snapshots_beside_its_log_and_starts_from_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dealer_assist.bootstrap import open_table
+
+    pair, _ = key_file(tmp_path / "keys")
+    monkeypatch.setenv(ENV_SIGNING_KEY, str(pair.private))
+    config = service_config(tmp_path)
+    deal_and_stop(config)
     assert list((tmp_path / "var").glob("T5.events.db.snapshot.*"))
     again = open_table(config, start_shoe=False)
     try:
         assert again.live.started.startswith("snapshot at seq ")
         assert again.live.machine.shoe is not None and again.live.seq >= 120
+        lines = metrics(again)
+        assert "dealer_assist_snapshots_sealed 1" in lines
+        assert 'dealer_assist_snapshots_refused_total{reason="seal"} 0' in lines
     finally:
         again.close()
+
+
+def test_the_service_refuses_a_forged_snapshot_replays_its_log_and_says_so_on_metrics(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The issue's attack on the running service: every flag removed, the variant made super6,
+    the header recomputed; the service started with the table's key refuses it."""
+    from dealer_assist.bootstrap import open_table
+    from tests.store.test_snapshot_seal import forged_header_recomputed
+
+    pair, _ = key_file(tmp_path / "keys")
+    monkeypatch.setenv(ENV_SIGNING_KEY, str(pair.private))
+    config = service_config(tmp_path)
+    deal_and_stop(config, 300)
+    (path,) = (tmp_path / "var").glob("T5.events.db.snapshot.*")
+    forged_header_recomputed(path)
+    logged = SqliteEventReader(config.database).head().seq
+    with caplog.at_level(logging.INFO, logger="dealer_assist"):
+        again = open_table(config, start_shoe=False)
+    try:
+        whole = LiveTable(SqliteEventReader(config.database), table_id="T5", house=config.house,
+                          paytables=load_paytables(config.paytables))
+        assert again.live.started == f"{logged} events replayed"
+        assert f"snapshot {path.name} refused: its seal does not verify" in caplog.text
+        assert again.live.review_queue() == whole.review_queue() != []
+        lines = metrics(again)
+        assert 'dealer_assist_snapshots_refused_total{reason="seal"} 1' in lines
+        assert 'dealer_assist_snapshots_refused_total{reason="log"} 0' in lines
+    finally:
+        again.close()
+
+
+def test_without_a_signing_key_no_snapshot_is_kept_or_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """No key, no seal: the service writes no snapshot, reads none that lies in its folder
+    (whoever wrote it), replays the whole log, and says so in its log and on /metrics."""
+    from dealer_assist.bootstrap import open_table
+
+    monkeypatch.delenv(ENV_SIGNING_KEY, raising=False)
+    config = service_config(tmp_path)
+    deal_and_stop(config)
+    assert not list((tmp_path / "var").glob("T5.events.db.snapshot.*"))
+    pair, _ = key_file(tmp_path / "keys")  # a snapshot left by a run with a key...
+    monkeypatch.setenv(ENV_SIGNING_KEY, str(pair.private))
+    deal_and_stop(config, 0)
+    left = sorted(p.name for p in (tmp_path / "var").glob("T5.events.db.snapshot.*"))
+    assert left
+    monkeypatch.delenv(ENV_SIGNING_KEY)
+    logged = SqliteEventReader(config.database).head().seq
+    with caplog.at_level(logging.INFO, logger="dealer_assist"):
+        again = open_table(config, start_shoe=False)  # ...is not read without one
+    try:
+        assert again.live.started == f"{logged} events replayed"
+        assert "is not set: no snapshots are kept or read" in caplog.text
+        assert "dealer_assist_snapshots_sealed 0" in metrics(again)
+        assert not any("snapshots_refused" in line for line in metrics(again))
+    finally:
+        again.close()
+    assert sorted(p.name for p in (tmp_path / "var").glob("T5.events.db.snapshot.*")) == left

@@ -90,3 +90,53 @@ def test_an_export_past_the_calendars_ends_is_a_400(regulator: TestClient, start
                                                      end: str) -> None:
     response = regulator.get("/regulator/T1/export.zip", params={"from": start, "to": end})
     assert response.status_code == 400 and "passes the calendar" in response.text
+
+
+def test_what_the_stores_cannot_take_is_a_400_naming_the_field(client: TestClient,
+                                                                log: Any) -> None:
+    """A NUL, a control character, bytes that are not UTF-8: refused before any route
+    (web/inputs.py); tests/web/test_every_input.py sends them to every route."""
+    login(client, "sup")
+    before = log.head().seq
+    for query, field in [("shoe=S%001&game=2", "query shoe"), ("%00=1", "query field"),
+                         ("shoe=S1&game=2&lang=%FF", "query lang")]:
+        response = client.get(f"/supervisor/review?{query}")
+        assert response.status_code == 400, query
+        assert f"{field} is missing or not valid" in response.text
+    response = decide(client, reason="seen on video\x1b[2J")
+    assert response.status_code == 400 and "form reason is missing or not valid" in response.text
+    api = client.get("/api/history?shoe=%00")
+    assert api.status_code == 400 and api.json() == {"detail": "query shoe is missing or not valid"}
+    assert log.head().seq == before
+
+
+def test_a_reason_over_lines_and_tabs_is_taken(client: TestClient, log: Any) -> None:
+    login(client, "sup")
+    before = log.head().seq
+    response = decide(client, reason="seen on video,\r\n\tcamera 2")
+    assert response.status_code == 303
+    assert log.head().seq == before + 1
+
+
+def test_a_body_too_large_or_a_multipart_form_is_refused(client: TestClient, log: Any) -> None:
+    login(client, "sup")
+    before = log.head().seq
+    csrf = csrf_of(client.get("/supervisor").text)
+    response = client.post("/supervisor/decide", content=b"reason=" + b"x" * (5 * 2**20),
+                           headers={"content-type": "application/x-www-form-urlencoded"})
+    assert response.status_code == 413 and "body is missing or not valid" in response.text
+    response = client.post("/supervisor/decide", files={"photo": ("a.jpg", b"\xff\xd8")},
+                           data={"csrf": csrf, "shoe": "S1", "game": "2", "action": "accept",
+                                 "reason": "video"})
+    assert response.status_code == 415 and "body is missing or not valid" in response.text
+    assert log.head().seq == before
+
+
+def test_a_security_token_that_is_not_ascii_is_a_403_not_a_500(client: TestClient,
+                                                                log: Any) -> None:
+    login(client, "sup")
+    before = log.head().seq
+    response = client.post("/supervisor/decide", data={
+        "csrf": "\u00e9\u202e", "shoe": "S1", "game": "2", "action": "accept", "reason": "r"})
+    assert response.status_code == 403 and "security token" in response.text
+    assert log.head().seq == before

@@ -16,6 +16,7 @@ from dealer_assist.services.shoe_deal import deal_shoe
 from dealer_assist.store.log import MemoryEventLog
 from dealer_assist.store.snapshot import TableSnapshots
 from dealer_assist.store.sqlite_log import SqliteEventLog, SqliteEventReader
+from tests.store.sealing import seal
 
 PAYTABLES = load_paytables()
 
@@ -28,7 +29,7 @@ def table_on(log: Any, snapshots: TableSnapshots | None = None, **kw: Any) -> Li
 def test_a_restart_from_a_snapshot_keeps_every_games_dealer(tmp_path: Path) -> None:
     db = tmp_path / "T1.events.db"
     log = SqliteEventLog(db)
-    table = table_on(log, TableSnapshots(log, db), snapshot_every=100)
+    table = table_on(log, TableSnapshots(log, db, seal()), snapshot_every=100)
     first, second = (deal_shoe(random.Random(seed), shoe_id=f"S{n}")
                      for n, seed in ((1, 3), (2, 4)))
     table.sign_in("D-12")
@@ -41,7 +42,7 @@ def test_a_restart_from_a_snapshot_keeps_every_games_dealer(tmp_path: Path) -> N
     log.close()
 
     log = SqliteEventLog(db)
-    again = table_on(log, TableSnapshots(log, db))
+    again = table_on(log, TableSnapshots(log, db, seal()))
     assert again.started.startswith("snapshot at seq ")
     replayed = table_on(SqliteEventReader(db))
     assert again.dealt_games() == replayed.dealt_games() == table.dealt_games()

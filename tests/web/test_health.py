@@ -67,6 +67,29 @@ def test_the_exposition_format() -> None:
     assert text.endswith("\n")
 
 
+def test_the_snapshots_refused_at_start_by_reason_and_whether_snapshots_are_sealed() -> None:
+    signals = {"seq": 7, "last_event": None, "flags": {}, "links": {}, "snapshot_seq": None,
+               "snapshot_at": None}
+    lines = exposition(signals, True, None, refused={"seal": 2, "log": 0}).splitlines()
+    assert "# TYPE dealer_assist_snapshots_refused_total counter" in lines
+    assert 'dealer_assist_snapshots_refused_total{reason="seal"} 2' in lines
+    assert 'dealer_assist_snapshots_refused_total{reason="log"} 0' in lines
+    assert "dealer_assist_snapshots_sealed 1" in lines
+    unsealed = exposition(signals, True, None).splitlines()  # no signing key: none kept
+    assert "dealer_assist_snapshots_sealed 0" in unsealed
+    assert not any("snapshots_refused" in line for line in unsealed)
+
+
+def test_the_router_reads_the_refusals_at_each_scrape(table: LiveTable, users: UserStore) -> None:
+    refused = {"seal": 0}
+    app = create_app(table, UserAccounts(users),
+                     routers=[health_router(table, lambda: None, None, refused)])
+    with TestClient(app, client=("127.0.0.1", 40000)) as local:
+        assert 'dealer_assist_snapshots_refused_total{reason="seal"} 0' in local.get("/metrics").text
+        refused["seal"] = 1
+        assert 'dealer_assist_snapshots_refused_total{reason="seal"} 1' in local.get("/metrics").text
+
+
 @pytest.mark.slow
 def test_the_running_service_answers_both_on_a_real_socket(tmp_path: Path) -> None:
     path = tmp_path / "table.toml"

@@ -221,7 +221,8 @@ class _Words(HTMLParser):
 #: operator's rule sheet a Thai rule is quoted from (its file:line).
 ALLOWED = re.compile(
     r"^(?:(?:10|[2-9TJQKA])[SHDC]|[JQKA]|T\d+|S\d+(?:/\d+)?|[A-Z0-9]+-\d+(?:/\d+)?|D-\d+|[A-Z]+(?:_[A-Z0-9]+)+|"
-    r"English|dealer-assist|sup-\w+|reg-\w+|dea-\w+|UTC\)?|X|p|YYYY-MM(?:-DD)?|\w+\.txt:\d+)$")
+    r"English|dealer-assist|sup-\w+|reg-\w+|dea-\w+|UTC\)?|X|p|YYYY-MM(?:-DD)?|\w+\.txt:\d+|"
+    + "|".join(FLAGS) + ")$")  # a code with no underscore too (INTERRUPTED)
 
 
 def english_words(html: str) -> set[str]:

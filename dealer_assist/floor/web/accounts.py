@@ -1,7 +1,9 @@
 """`web.auth.Accounts` over the floor's users (`floor_users`), behind the login throttle.
 
 The same answer for every refusal at the screen (dealer_assist.login.REFUSED); the operator's
-log (`dealer_assist.login`) says which it was, with the name and the client's address.
+log (`dealer_assist.login`) says which it was, with the name (cut short, control characters
+escaped) and the client's address. As at the table, the throttle reserves each try before its
+password is checked, so tries sent at once all count (services/login_throttle.py).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from psycopg_pool import ConnectionPool
 
 from dealer_assist.floor.users import check_login, set_language
 from dealer_assist.login import REFUSED
-from dealer_assist.services.login_throttle import LoginThrottle
+from dealer_assist.services.login_throttle import LoginThrottle, shown
 from dealer_assist.web.auth import Account, LoginFailed
 
 _log = logging.getLogger("dealer_assist.login")
@@ -32,20 +34,20 @@ class FloorAccounts:
         self._lock = threading.Lock()
 
     def login(self, name: str, password: str, client: str = "unknown") -> Account:
-        wait = self._throttle.wait(client, name)
+        wait = self._throttle.begin(client, name)
         if wait > 0:
-            _log.warning("floor login throttled: name=%r client=%s wait=%.1fs", name, client,
-                         wait)
+            _log.warning("floor login throttled: name=%s client=%s wait=%.1fs", shown(name),
+                         shown(client, quoted=False), wait)
             raise LoginFailed(REFUSED)
         with self._lock, self._pool.connection() as conn:
             found = check_login(conn, name, password, self._hasher, self._dummy)
         if found.role is None:
-            self._throttle.failed(client, name)
-            _log.warning("floor login failed: name=%r client=%s reason=%s", name, client,
-                         found.reason)
+            _log.warning("floor login failed: name=%s client=%s reason=%s", shown(name),
+                         shown(client, quoted=False), found.reason)
             raise LoginFailed(REFUSED)
         self._throttle.succeeded(client, name)
-        _log.info("floor login: name=%r role=%s client=%s", name, found.role, client)
+        _log.info("floor login: name=%s role=%s client=%s", shown(name), found.role,
+                  shown(client, quoted=False))
         return Account(name, found.role, found.language)
 
     def set_language(self, name: str, language: str) -> str:

@@ -1,8 +1,10 @@
 """The floor service's web application: `create_floor_app(dsn, ...)`.
 
 No import-time state: the app owns a psycopg connection pool on the central store (opened
-when the server starts, closed when it stops) and one LISTEN connection (listen.py) that feeds
-every open pit screen. Routes and who may use them:
+when the server starts, closed when it stops), one LISTEN connection (listen.py) that feeds
+every open pit screen, and the folder (floor/fold.py) that folds the read models from the
+tables' stored events on its own connection; the server starts serving once the folder has
+folded what was pending (or after `fold_wait` seconds, folding on meanwhile). Routes and who may use them:
 
     /login (GET, POST), /          public   the login form; / sends each role to its home
     /logout (POST)                 any user
@@ -34,6 +36,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from dealer_assist.config.paytables import load_paytables
 from dealer_assist.domain.paytable import PayTable
+from dealer_assist.floor.fold import Folder
 from dealer_assist.floor.web import login, pages, pit
 from dealer_assist.floor.web.accounts import FloorAccounts
 from dealer_assist.floor.web.listen import Listener
@@ -49,6 +52,7 @@ from dealer_assist.web.auth import (
     require,
 )
 from dealer_assist.web.display import STATIC as TABLE_STATIC
+from dealer_assist.web.inputs import InputCheck
 from dealer_assist.web.pages import invalid_request
 from dealer_assist.web.stream import Hub
 
@@ -70,7 +74,8 @@ def _regulator_router(pool: ConnectionPool) -> APIRouter | None:
 def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
                      accounts: Accounts | None = None,
                      paytables: dict[str, PayTable] | None = None,
-                     routers: Sequence[APIRouter] = (), pool_size: int = 8) -> FastAPI:
+                     routers: Sequence[APIRouter] = (), pool_size: int = 8,
+                     fold_wait: float = 30.0) -> FastAPI:
     """The floor service over the central store at `dsn` (the floor service's role, or the
     store's owner). `accounts`: the logins (default: `floor_users` in the store)."""
     settings = settings or WebSettings()
@@ -81,16 +86,20 @@ def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
                           check=ConnectionPool.check_connection)
     hub = Hub()
     listener = Listener(dsn, hub)
+    folder = Folder(dsn)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         pool.open(wait=False)
         hub.attach(asyncio.get_running_loop())
         listener.start()
+        folder.start()
         try:
+            await asyncio.to_thread(folder.ready.wait, fold_wait)
             yield
         finally:
             hub.close()
+            folder.stop()
             listener.stop()
             pool.close()
 
@@ -99,6 +108,7 @@ def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
     app.state.pool = pool
     app.state.hub = hub
     app.state.listener = listener
+    app.state.folder = folder
     app.state.settings = settings
     app.state.accounts = accounts or FloorAccounts(pool)
     app.state.sessions = Sessions(settings.session_minutes * 60.0)
@@ -141,6 +151,8 @@ def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
 
     app.add_exception_handler(PoolTimeout, unreachable)
     app.add_exception_handler(psycopg.OperationalError, unreachable)
+
+    app.add_middleware(InputCheck, say=pages.message)  # a NUL, not UTF-8...: 400 (web/inputs.py)
 
     @app.middleware("http")
     async def headers(request: Request,

@@ -2,10 +2,10 @@
 except the one shoe a review page replays to show a game as the table's console does).
 
 - `tables`: every registered table with its status, link health, shipping lag (the last
-  stored event's arrival minus its event time), last event age, open floor requests;
+  stored event's arrival minus its event time), last event age, open floor requests, the flags
+  waiting for a decision (`open_flags`: a person can act on each) and the current shoe's
+  informational ones apart (`info_flags`: they need no decision, and never make a row red);
 - `alarms`: the integrity alarms, newest first;
-- `queue`: the games across tables with a review or void flag and no decision, most severe
-  first (void before review), then oldest first;
 - `review`: one game as the table's console shows it (services.public_view.review_item);
 - `dealers`, `shifts`: flags per dealer across the pit's tables, and per shift (a dealer's
   unbroken run of games at one table), from the games read model's `dealer` (migration 8).
@@ -20,6 +20,7 @@ from typing import Any
 import psycopg
 
 from dealer_assist.domain.events import TraceError, parse_event
+from dealer_assist.domain.flags import UNCHARGED
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.table import TableMachine
 from dealer_assist.services.public_view import find_game, review_item
@@ -45,20 +46,20 @@ def tables(conn: psycopg.Connection, now: datetime | None = None) -> list[dict[s
     now = now or datetime.now(UTC)
     rows = conn.execute(
         "SELECT t.table_id, s.variant, s.shoe_id, s.game, s.last_result, "
-        "COALESCE(s.open_flags, 0), s.shoe_link, s.camera_link, s.last_seq, s.last_ts, "
+        "COALESCE(s.open_flags, 0), COALESCE(s.info_flags, 0), s.shoe_link, s.camera_link, s.last_seq, s.last_ts, "
         "s.received_at, (SELECT count(*) FROM decision_requests r WHERE r.table_id = t.table_id "
         "AND r.status = 'waiting'), (SELECT count(*) FROM integrity_alarms a "
         "WHERE a.table_id = t.table_id) FROM floor_tables t "
         "LEFT JOIN table_status s ON s.table_id = t.table_id ORDER BY t.table_id").fetchall()
     out = []
-    for (table, variant, shoe, game, result, flags, shoe_link, camera_link, seq, ts,
+    for (table, variant, shoe, game, result, flags, info, shoe_link, camera_link, seq, ts,
          received, waiting, alarms) in rows:
         age = _age(ts, now)
         arrived = _age(ts, received) if received is not None else None
         out.append({
             "table": table, "variant": variant, "shoe_id": shoe, "game": game,
-            "last_result": result, "open_flags": flags, "shoe_link": shoe_link or "unknown",
-            "camera_link": camera_link or "unknown", "seq": seq or 0, "last_ts": ts,
+            "last_result": result, "open_flags": flags, "info_flags": info,
+            "shoe_link": shoe_link or "unknown", "camera_link": camera_link or "unknown", "seq": seq or 0, "last_ts": ts,
             "last_event_age_s": None if age is None else round(age, 1),
             "shipping_lag_s": None if arrived is None else round(arrived, 1),
             "quiet": age is None or age > QUIET_S, "waiting_requests": waiting,
@@ -74,28 +75,9 @@ def alarms(conn: psycopg.Connection, limit: int = 20) -> list[dict[str, Any]]:
             for i, t, s, f, a in rows]
 
 
+#: The flags no dealer is charged with, for the figures per dealer and shift.
+_UNCHARGED = sorted(UNCHARGED)
 _RANK = "CASE f.severity WHEN 'void' THEN 2 WHEN 'review' THEN 1 ELSE 0 END"
-
-
-def queue(conn: psycopg.Connection, limit: int = 500) -> list[dict[str, Any]]:
-    """Games waiting for a decision across tables: most severe, then oldest, first; each with
-    the floor request on its way to the table, if any."""
-    rows = conn.execute(
-        f"SELECT f.table_id, f.shoe_id, f.game, max({_RANK}) AS rank, min(e.ts) AS first_ts, "
-        "array_agg(f.code ORDER BY f.seq), array_agg(f.severity ORDER BY f.seq), "
-        "(SELECT r.status FROM decision_requests r WHERE r.table_id = f.table_id AND "
-        "r.shoe_id = f.shoe_id AND r.game = f.game ORDER BY r.id DESC LIMIT 1), "
-        "(SELECT g.dealer FROM games g WHERE g.table_id = f.table_id AND "
-        "g.shoe_id = f.shoe_id AND g.game = f.game) "
-        "FROM flags f JOIN events e ON e.table_id = f.table_id AND e.seq = f.seq "
-        "WHERE f.decided_seq IS NULL AND f.severity IN ('review', 'void') "
-        "AND f.game IS NOT NULL AND f.shoe_id IS NOT NULL "
-        "GROUP BY f.table_id, f.shoe_id, f.game "
-        "ORDER BY rank DESC, first_ts, f.table_id, f.game LIMIT %s", (limit,)).fetchall()
-    return [{"table": t, "shoe_id": s, "game": g,
-             "severity": "void" if rank == 2 else "review", "since": ts,
-             "codes": list(dict.fromkeys(codes)), "request": request, "dealer": dealer}
-            for t, s, g, rank, ts, codes, _severities, request, dealer in rows]
 
 
 def review(conn: psycopg.Connection, table: str, shoe_id: str, game: int,
@@ -108,9 +90,12 @@ def review(conn: psycopg.Connection, table: str, shoe_id: str, game: int,
     if row is None:
         return None
     start, end = row
+    # the shoe's events, and the decisions on it taken after it ended (a review comes later)
     bodies = conn.execute("SELECT body FROM events WHERE table_id = %s AND seq >= %s AND "
-                          "seq <= %s ORDER BY seq",
-                          (table, start, end if end is not None else 2**62)).fetchall()
+                          "(seq <= %s OR seq IN (SELECT seq FROM decisions WHERE table_id = %s "
+                          "AND shoe_id = %s)) ORDER BY seq",
+                          (table, start, end if end is not None else 2**62, table,
+                           shoe_id)).fetchall()
     machine = TableMachine(record=False)
     for (body,) in bodies:
         try:
@@ -134,13 +119,15 @@ def dealer_of(conn: psycopg.Connection, table: str, shoe_id: str, game: int) -> 
     return None if row is None else row[0]
 
 
-#: Each game with its flags, those waiting for a decision, and where its dealer's shift began
-#: (a game whose dealer differs from the game before it at its table starts a shift).
+#: Each game with its flags charged to its dealer (what the system caused, INTERRUPTED, is
+#: not: domain.flags.UNCHARGED), those waiting for a decision, and where its dealer's shift
+#: began (a game whose dealer differs from the game before it at its table starts a shift).
 _GAMES = f"""
 WITH g AS (
     SELECT g.table_id, g.started_seq, g.started_ts, g.dealer,
-           count(f.code) AS flags,
-           count(f.code) FILTER (WHERE f.decided_seq IS NULL AND {_RANK} > 0) AS waiting
+           count(f.code) FILTER (WHERE f.code <> ALL(%(uncharged)s)) AS flags,
+           count(f.code) FILTER (WHERE f.decided_seq IS NULL AND {_RANK} > 0
+                                 AND f.code <> ALL(%(uncharged)s)) AS waiting
     FROM games g
     LEFT JOIN flags f ON f.table_id = g.table_id AND f.shoe_id = g.shoe_id AND f.game = g.game
     WHERE left(g.started_ts, 10) BETWEEN %(first)s AND %(last)s
@@ -167,7 +154,8 @@ def dealers(conn: psycopg.Connection, first: str = FIRST_DAY,
     rows = conn.execute(
         _GAMES + "SELECT dealer, count(*), count(*) FILTER (WHERE flags > 0), sum(flags), "
         "sum(waiting), array_agg(DISTINCT table_id ORDER BY table_id) FROM games "
-        "GROUP BY dealer ORDER BY dealer NULLS LAST", {"first": first, "last": last}).fetchall()
+        "GROUP BY dealer ORDER BY dealer NULLS LAST",
+        {"first": first, "last": last, "uncharged": _UNCHARGED}).fetchall()
     return [{"dealer": d, "games": n, "flagged": flagged, "flags": int(flags),
              "waiting": int(waiting), "tables": list(tables),
              "rate": flagged / n if n else 0.0}
@@ -182,15 +170,8 @@ def shifts(conn: psycopg.Connection, first: str = FIRST_DAY, last: str = LAST_DA
         _GAMES + "SELECT table_id, dealer, min(started_ts), max(started_ts), count(*), "
         "count(*) FILTER (WHERE flags > 0), sum(flags), sum(waiting) FROM games "
         "GROUP BY table_id, shift, dealer ORDER BY max(started_ts) DESC, table_id "
-        "LIMIT %(limit)s", {"first": first, "last": last, "limit": limit}).fetchall()
+        "LIMIT %(limit)s", {"first": first, "last": last, "limit": limit,
+                              "uncharged": _UNCHARGED}).fetchall()
     return [{"table": t, "dealer": d, "start": start, "end": end, "games": n,
              "flagged": flagged, "flags": int(flags), "waiting": int(waiting)}
             for t, d, start, end, n, flagged, flags, waiting in rows]
-
-
-def decisions(conn: psycopg.Connection, table: str, shoe_id: str,
-              game: int) -> list[dict[str, Any]]:
-    rows = conn.execute("SELECT seq, ts, action, by, reason FROM decisions WHERE table_id = %s "
-                        "AND shoe_id = %s AND game = %s ORDER BY seq",
-                        (table, shoe_id, game)).fetchall()
-    return [{"seq": s, "ts": ts, "action": a, "by": b, "reason": r} for s, ts, a, b, r in rows]

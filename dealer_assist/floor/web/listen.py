@@ -1,7 +1,8 @@
 """One listener connection for the whole floor service: PostgreSQL's LISTEN/NOTIFY fanned out
 to every open pit screen as server-sent events.
 
-Ingest notifies `floor_events` (payload: the table id) once per stored batch, the alarms
+The fold (floor/fold.py) notifies `floor_events` (payload: the table id) once per batch folded
+into the read models, so a pit screen hears of a batch once the board can show it; the alarms
 `floor_integrity` (JSON: id, table, seq, found), decision requests `floor_requests` (JSON: id,
 table, status). Each becomes one event on the hub's `pit` channel: `table`, `alarm` or
 `request`. The thread reconnects by itself (growing pauses) when the store goes away, and

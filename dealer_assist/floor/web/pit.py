@@ -4,7 +4,9 @@ decisions taken on the floor (stored as requests the owning table records), and 
     /pit, /pit/board          supervisor, surveillance   the board (page, and its fragment)
     /pit/stream               supervisor, surveillance   server-sent events from LISTEN/NOTIFY
     /pit/queue, /pit/queue/list, /pit/review, /pit/requests
-                              supervisor, surveillance   the queue, a game, the floor's requests
+                              supervisor, surveillance   the queue (what a person can act on:
+                                                         floor/web/pit_queue.py), a game, the
+                                                         floor's requests
     /pit/dealers              supervisor, surveillance   flags per dealer and per shift across
                                                          the pit's tables (?from=&to= days)
     /api/pit, /api/pit/dealers
@@ -34,7 +36,7 @@ from dealer_assist.domain.events import MAX_REASON
 from dealer_assist.domain.excerpt import shown
 from dealer_assist.floor.requests import RequestRefused, ask, requests
 from dealer_assist.floor.roles import TABLE_ID
-from dealer_assist.floor.web import board, pages
+from dealer_assist.floor.web import board, pages, pit_queue
 from dealer_assist.floor.web.listen import PIT
 from dealer_assist.web.auth import Session, check_csrf, require
 from dealer_assist.web.stream import sse
@@ -49,7 +51,7 @@ Supervisor = Annotated[Session, Depends(require("supervisor"))]
 def _board(request: Request) -> dict[str, Any]:
     with request.app.state.pool.connection() as conn:
         return {"tables": board.tables(conn), "alarms": board.alarms(conn),
-                "queue_count": len(board.queue(conn)),
+                "queue_count": pit_queue.count(conn),
                 "at": datetime.now(UTC).isoformat(timespec="seconds")}
 
 
@@ -81,7 +83,7 @@ async def pit_stream(request: Request, session: Watcher) -> Response:
 
 def _queue(request: Request) -> list[dict[str, Any]]:
     with request.app.state.pool.connection() as conn:
-        return board.queue(conn)
+        return pit_queue.queue(conn)
 
 
 @router.get("/pit/queue")
@@ -119,7 +121,8 @@ def _review(request: Request, session: Session, table: str, shoe: str, game: str
                              back=("/pit/queue", "Back to the queue"))
     with request.app.state.pool.connection() as conn:
         item = board.review(conn, table, shoe, number, request.app.state.paytables)
-        decided = board.decisions(conn, table, shoe, number)
+        decided = pit_queue.settling(conn, table, shoe, number)
+        shoe_flags = pit_queue.shoe_flags(conn, table, shoe)
         dealer = board.dealer_of(conn, table, shoe, number)
         asked = [r for r in requests(conn, table) if r.shoe_id == shoe and r.game == number]
     if item is None:
@@ -128,7 +131,8 @@ def _review(request: Request, session: Session, table: str, shoe: str, game: str
                              f"table {table}.", session, 404,
                              back=("/pit/queue", "Back to the queue"))
     return pages.render(request, "pit_review.html", session, status, item=item, error=error,
-                        reason=reason, decided=decided, asked=asked, dealer=dealer)
+                        reason=reason, decided=decided, asked=asked, dealer=dealer,
+                        shoe_flags=shoe_flags)
 
 
 @router.get("/pit/review")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 import threading
 import time
@@ -14,8 +13,6 @@ from hardware.shoe.emulator import Faults, ShoeEmulator, Step, Tally, steps_from
 from hardware.shoe.link import Received, ShoeLink
 from hardware.shoe.protocol import CARD_CODES, Button, Card, CutCard, Heartbeat
 from hardware.shoe.transport import PtyTransport, TcpTransport, Transport
-
-needs_pty = pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs os.openpty (POSIX)")
 
 
 def script(n: int, seed: int = 1) -> list[Step]:
@@ -90,7 +87,6 @@ def test_steps_from_trace_events() -> None:
     ]
 
 
-@needs_pty
 def test_faults_are_reported_and_every_whole_frame_arrives(tmp_path: Path) -> None:
     steps = script(300)
     faults = Faults(noise=0.2, bad_checksum=0.05, lose=0.05, retransmit=0.1)
@@ -110,7 +106,6 @@ def test_faults_are_reported_and_every_whole_frame_arrives(tmp_path: Path) -> No
     assert any(p["error"] == "noise" for p in problems)
 
 
-@needs_pty
 def test_pty_disconnect_is_link_down_then_up_with_nothing_lost(tmp_path: Path) -> None:
     steps = script(40)
     faults = Faults(disconnects=((15, 0.4),))
@@ -133,7 +128,6 @@ def test_tcp_server_with_a_disconnect(tmp_path: Path) -> None:
     assert states(play.items) == ["up", "down", "up"]
 
 
-@needs_pty
 def test_paced_play_sends_heartbeats_while_idle(tmp_path: Path) -> None:
     steps = [Step(0.0, Button(0, "NEWSHOE")), Step(1.0, Card(0, "9H")), Step(2.0, Card(0, "8S"))]
     with Play(PtyTransport(tmp_path / "shoe"), steps, speed=5.0, heartbeat=0.05) as play:

@@ -16,8 +16,6 @@ from hardware.shoe.adapters import create_adapter
 from hardware.shoe.link import HEARTBEAT_TIMEOUT, Received, ShoeLink
 from hardware.shoe.protocol import Button, Card, Heartbeat, encode
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs os.openpty (POSIX)")
-
 
 class PtyShoe:
     """The shoe's end of a pty pair; `link` always points at the current pty."""
