@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -47,18 +48,20 @@ from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.table import TableMachine
 from dealer_assist.export.keys import (
+    ENV_SIGNING_KEY,
     KeyProblem,
     checkpoint_signer_from_environment,
     signing_key_from_environment,
 )
 from dealer_assist.floor.checkpoints import table_public_key_from_environment
 from dealer_assist.floor.shipper import DSN_ENV, Shipper
-from dealer_assist.login import UserAccounts
+from dealer_assist.login import TableSessionRecords, UserAccounts
 from dealer_assist.services.interruptions import after_start
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.records import TableRecords
 from dealer_assist.store.durable import log_problem
 from dealer_assist.store.log_range import SqliteLogSource
+from dealer_assist.store.sessions import SessionEnds, SessionKeyProblem, derived_key, key_file
 from dealer_assist.store.snapshot import TableSnapshots
 from dealer_assist.store.snapshot_seal import seal_from_environment
 from dealer_assist.store.sqlite_log import SqliteEventLog
@@ -67,6 +70,7 @@ from dealer_assist.web.app import WebSettings, create_app
 from dealer_assist.web.auth import require
 from dealer_assist.web.health import health_router
 from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router
+from dealer_assist.web.session import SignedSessions
 from hardware.camera.zones import ZoneError, load_zones
 
 _log = logging.getLogger("dealer_assist")
@@ -189,9 +193,10 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
                          watchers=watchers, snapshots=snapshots)
         closers.append(live.close)  # a last snapshot, before the log closes
         after_start(live)  # a shoe left open was interrupted by the stop (`restart`)
-        app = create_app(live, UserAccounts(users), WebSettings(
+        accounts = UserAccounts(users)
+        app = create_app(live, accounts, WebSettings(
             secure_cookies=config.web.secure_cookies, session_minutes=config.web.session_minutes,
-            gaming_day=config.gaming_day),
+            gaming_day=config.gaming_day), sessions=signed_sessions(config, accounts, closers),
             routers=[regulator_pages(config, paytables),
                      health_router(live, lambda: log_problem(config.database),
                                    lambda: shipping_lag(table),
@@ -233,6 +238,24 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
             close()
         raise
     return table
+
+
+def signed_sessions(config: TableConfig, accounts: UserAccounts,
+                    closers: list[Callable[[], None]]) -> SignedSessions:
+    """The console's sessions, signed (they outlive a restart; store/sessions.py): the key
+    derived from the table's signing key, else kept in `<log>.session.key` (0600); logouts
+    kept in `<log>.sessions.db`."""
+    try:
+        if os.environ.get(ENV_SIGNING_KEY, "").strip():
+            key = derived_key(signing_key_from_environment(), config.table_id)
+        else:
+            key = key_file(config.database.with_suffix(".session.key"))
+        ends = SessionEnds(config.database.with_suffix(".sessions.db"))
+    except (KeyProblem, SessionKeyProblem, OSError, sqlite3.Error) as e:
+        raise StartError(f"sessions: {e}") from None
+    closers.append(ends.close)
+    return SignedSessions(key, TableSessionRecords(accounts, ends),
+                          config.web.session_minutes * 60.0)
 
 
 def table_snapshots(config: TableConfig, log: SqliteEventLog) -> TableSnapshots | None:

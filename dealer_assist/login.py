@@ -19,8 +19,10 @@ import logging
 import threading
 
 from dealer_assist.services.login_throttle import LoginThrottle, shown
+from dealer_assist.store.sessions import SessionEnds
 from dealer_assist.store.users import LoginRefused, UserStore
 from dealer_assist.web.auth import Account, LoginFailed
+from dealer_assist.web.session import Standing
 
 REFUSED = "Wrong name or password, or too many tries: wait a moment and try again."
 
@@ -53,8 +55,31 @@ class UserAccounts:
                   shown(client, quoted=False))
         return Account(user.name, user.role, user.language)
 
+    def standing(self, name: str) -> Standing | None:
+        """`name`'s open account as the users file holds it now (web/session.py)."""
+        with self._lock:
+            found = self._users.standing(name)
+        return Standing(*found) if found else None
+
     def set_language(self, name: str, language: str) -> None:
         """The account's console language from now on (kept in the users file)."""
         with self._lock:
             self._users.set_language(name, language)
         _log.info("console language: name=%s language=%s", shown(name), language)
+
+
+class TableSessionRecords:
+    """The table's `SessionRecords` (web/session.py): accounts in the users file, logouts in
+    the table's `SessionEnds` file."""
+
+    def __init__(self, accounts: UserAccounts, ends: SessionEnds) -> None:
+        self._accounts = accounts
+        self._ends = ends
+
+    def standing(self, name: str, session_id: str) -> Standing | None:
+        if self._ends.ended(session_id):
+            return None
+        return self._accounts.standing(name)
+
+    def end(self, session_id: str, until: float) -> None:
+        self._ends.end(session_id, until)

@@ -27,6 +27,18 @@ def command(subparsers: Any, name: str, help: str, description: str) -> argparse
     return parser
 
 
+def invoked_as() -> str:
+    """How to call `dealer-assist` again as this process was called, for a line a newcomer
+    copies: the script's path as given (`.venv/bin/dealer-assist` after `make run`, which is
+    not on the PATH), or this Python with `-m dealer_assist.cli`; quoted for a shell."""
+    import shlex
+    from pathlib import Path
+
+    if Path(sys.argv[0]).name == "dealer-assist":
+        return shlex.quote(sys.argv[0])
+    return f"{shlex.quote(sys.executable)} -m dealer_assist.cli"
+
+
 class CommandFailed(Exception):
     def __init__(self, message: str, status: int = 2) -> None:
         super().__init__(message)
@@ -34,7 +46,10 @@ class CommandFailed(Exception):
 
 
 def audit_trace(trace: str, paytables: Any = None) -> dict[str, Any]:
-    """The audit of a trace file (`-`: standard input), or CommandFailed naming what is wrong."""
+    """The audit of a trace file (`-`: standard input) or of a table's own log (an SQLite
+    file, told by its header: its event seq n stands for line n), or CommandFailed naming
+    what is wrong."""
+    from dealer_assist.commands import table_log
     from dealer_assist.services.audit import audit_lines
     from dealer_assist.services.trace import TraceLineError
 
@@ -42,6 +57,12 @@ def audit_trace(trace: str, paytables: Any = None) -> dict[str, Any]:
     try:
         if trace == "-":
             return audit_lines(sys.stdin.buffer, paytables)
+        if table_log.is_sqlite(trace):
+            name = f"{trace} (a table's log: line n is event seq n)"
+            return audit_lines(table_log.bodies(trace), paytables)
+        if os.path.isdir(trace):
+            raise CommandFailed(f"cannot read {trace}: it is a folder; give a trace file "
+                                "(JSON Lines) or a table's log")
         with open(trace, "rb") as f:
             return audit_lines(_with_progress(f), paytables)
     except OSError as e:

@@ -24,7 +24,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Replay a table trace (JSON Lines, table-trace.md) through the table machine and report "
             "every shoe and game: cards by position, totals, winner, winning bets, flags and review "
-            "status. Exit status 0 whatever the flags; 2 if a line is malformed (the message names it). "
+            "status. TRACE may also be a table's own log (the SQLite file `dealer-assist run` "
+            "writes, e.g. var/T1.events.db): it is read read-only while the table writes, its "
+            "event seq n standing for line n. Exit status 0 whatever the flags; 2 if a line is "
+            "malformed (the message names it), or if the trace holds no shoe (nothing to audit: "
+            "an empty file says it holds no events), except with --json, which then prints "
+            "{\"shoes\": []} with exit status 0 as the trace contract has it, and says why on "
+            "standard error. "
             "--sample audits a shoe shipped with the package: 80 games, two of them misdealt. "
             "--plot FILE.svg also draws each shoe's results and flags game by game, with the "
             "shoe's score against the exact odds of the cards dealt (docs/charts.md); "
@@ -32,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "printed stays English)."
         ),
     )
-    p.add_argument("trace", nargs="?", help="trace file (JSON Lines), or - for standard input")
+    p.add_argument("trace", nargs="?", help="trace file (JSON Lines), - for standard input, or "
+                   "a table's log (SQLite)")
     p.add_argument("--sample", action="store_true",
                    help="audit the sample shoe shipped with the package instead of a TRACE")
     p.add_argument("--json", action="store_true", help="print one JSON object (the audit contract)")
@@ -47,7 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _game_line(g: dict[str, Any]) -> str:
+def game_row(g: dict[str, Any]) -> str:
+    """One game of the audit as the report prints it: number, hands, winner, status, review,
+    flags and winning bets."""
     def hand(cards: list[str], total: int | None) -> str:
         return f"{' '.join(cards) or '-':<11} ({'?' if total is None else total})"
 
@@ -71,7 +80,7 @@ def render_table(report: dict[str, Any]) -> str:
         )
         out.extend(f"  shoe flag {f['code']} ({f['severity']}): {f['detail']}" for f in s["flags"])
         out.append(f"  {'#':>3}  {'player':<16}  {'banker':<16}  winner")
-        out.extend(_game_line(g) for g in s["games"])
+        out.extend(game_row(g) for g in s["games"])
     for problem in report.get("ignored", []):
         out.append(f"ignored line {problem['line']}: {problem['problem']}")
     return "\n".join(out)
@@ -116,6 +125,28 @@ def write_plot(report: dict[str, Any], out: Path, name: str, lang: str = "en") -
         raise CommandFailed(f"--plot {out}: cannot write it: {e.strerror or e}") from None
 
 
+def nothing_to_audit(trace: str) -> str:
+    """Why a trace whose audit holds no shoe has nothing to report (`roads` says the same)."""
+    from dealer_assist.commands import table_log
+
+    name = "standard input" if trace == "-" else trace
+    if trace == "-":
+        return f"{name}: no shoe in the trace (no new_shoe event)"
+    if table_log.is_sqlite(trace):
+        if table_log.open_log(trace).head().seq == 0:
+            return f"{name}: no shoe in the table's log: it holds no events"
+        return f"{name}: no shoe in the table's log (no new_shoe event)"
+    if _blank(Path(trace)):
+        return f"{name}: no shoe in the trace: it holds no events"
+    return f"{name}: no shoe in the trace (no new_shoe event)"
+
+
+def _blank(path: Path) -> bool:
+    """Whether the file holds nothing but white space."""
+    with path.open("rb") as f:
+        return all(not chunk.strip() for chunk in iter(lambda: f.read(1 << 20), b""))
+
+
 def run(args: argparse.Namespace) -> int:
     if args.sample == (args.trace is not None):
         raise CommandFailed("give a TRACE file (- for standard input) or --sample, one of the two")
@@ -129,6 +160,17 @@ def run(args: argparse.Namespace) -> int:
             report = audit_trace(str(path), paytables)
     else:
         report = audit_trace(args.trace, paytables)
+    if not report["shoes"]:
+        for problem in report.pop("ignored", []):
+            print(f"dealer-assist audit: line {problem['line']}: {problem['problem']} (ignored)",
+                  file=sys.stderr)
+        if not args.json:
+            raise CommandFailed(nothing_to_audit(args.trace))
+        # --json keeps to table-trace.md's contract (exit 0 unless a line is malformed): an
+        # empty report, and why on stderr
+        print(f"dealer-assist audit: {nothing_to_audit(args.trace)}", file=sys.stderr)
+        sys.stdout.write('{"shoes": []}\n')
+        return 0
     if args.plot is not None:
         write_plot(report, args.plot, args.trace or "--sample", lang)
     if args.json:

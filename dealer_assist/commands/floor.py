@@ -11,6 +11,8 @@ from typing import Any
 from dealer_assist.commands import CommandFailed, command
 from dealer_assist.commands.floor_dsn import ENV_DSN, add_dsn_options, central_dsn
 
+#: The environment variable naming the floor service's session key file (`serve`).
+ENV_SESSION_KEY = "DEALER_ASSIST_FLOOR_SESSION_KEY_FILE"
 READER_GROUPS = {"floor": "floor_reader", "regulator": "floor_regulator",
                  "service": "floor_service"}
 USER_ROLES = ("supervisor", "surveillance", "regulator")
@@ -35,8 +37,10 @@ The central PostgreSQL store that keeps a verified copy of every table's log.
                                                    pin a table's public key (its
                                                    signing-key.pub.pem) before it first ships
   dealer-assist floor serve --dsn DSN [--host 127.0.0.1] [--port 8100]
+                            [--session-key-file PATH]
                                                    the floor service: pit board, pit review
-                                                   queue, floor decisions, regulator pages
+                                                   queue, floor decisions, regulator pages;
+                                                   its logins outlive a restart with a key file
 
 DSN is a libpq connection string of a role that may create roles (the store's owner): --dsn
 DSN, --dsn-file PATH (a file holding it) or the environment variable {ENV_DSN}. A password
@@ -101,6 +105,9 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--port", type=int, default=8100, help="port (default 8100)")
     serve.add_argument("--secure-cookies", action="store_true",
                        help="mark the session cookie Secure (behind HTTPS)")
+    serve.add_argument("--session-key-file", type=Path, metavar="PATH",
+                       help="the key that signs the logins' sessions, so that they outlive a "
+                            f"restart (made 0600 if missing; or ${ENV_SESSION_KEY})")
 
     try:  # `floor export` (helper module, when present)
         from dealer_assist.commands.floor_export import register_floor_export
@@ -308,7 +315,8 @@ def run_serve(args: argparse.Namespace) -> int:
         sock = bootstrap.bind(args.host, args.port)
     except bootstrap.StartError as e:
         raise CommandFailed(str(e)) from None
-    app = create_floor_app(dsn, settings=WebSettings(secure_cookies=args.secure_cookies))
+    app = create_floor_app(dsn, settings=WebSettings(secure_cookies=args.secure_cookies),
+                           session_key=_session_key(args))
     url = bootstrap.address(sock)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
                                            timeout_graceful_shutdown=2, access_log=False))
@@ -334,6 +342,22 @@ def run_serve(args: argparse.Namespace) -> int:
         sock.close()
     say("floor service stopped")
     return 0
+
+
+def _session_key(args: argparse.Namespace) -> bytes | None:
+    """The key in --session-key-file or the file ${ENV_SESSION_KEY} names (made 0600 when
+    missing); None without either (the sessions end when the service stops)."""
+    import os
+
+    from dealer_assist.store.sessions import SessionKeyProblem, key_file
+
+    path = args.session_key_file or os.environ.get(ENV_SESSION_KEY, "").strip()
+    if not path:
+        return None
+    try:
+        return key_file(Path(path).expanduser())
+    except (SessionKeyProblem, OSError) as e:
+        raise CommandFailed(f"session key: {e}") from None
 
 
 def _web_problem(url: str) -> Callable[[], str | None]:

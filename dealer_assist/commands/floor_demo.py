@@ -23,11 +23,11 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from dealer_assist.commands import CommandFailed, command
+from dealer_assist.commands import CommandFailed, command, invoked_as
 from dealer_assist.commands.floor_dsn import ENV_DSN
 
 ENV_SIGNING_KEY = "DEALER_ASSIST_SIGNING_KEY"
@@ -126,8 +126,8 @@ def run(args: argparse.Namespace) -> int:
              f"\"host={cluster.root} port={cluster.port} dbname=floor user=postgres\"")
         _say(f"  floor service:   logged in as {SERVICE_LOGIN} (floor_service), its password "
              f"in {folder / 'service.pgpass'}")
-        _say(f"  floor exports are signed with {key.private}; check one with\n"
-             f"    dealer-assist verify FILE.zip --pubkey {key.public}")
+        _say(f"  floor exports are signed with {key.private}; today's, of every table, and "
+             f"its check:\n{_export_lines(service, key, var)}")
         _say("  Ctrl-C stops everything.")
         while not stop.is_set():
             if serve.poll() is not None:
@@ -150,6 +150,21 @@ def run(args: argparse.Namespace) -> int:
             _quietly(cluster.stop)
         _say("floor demo stopped")
     return 0
+
+
+def _export_lines(service_dsn: str, key: Any, var: Path) -> str:
+    """Ready-to-run `floor export` and `verify` lines: today's (UTC) floor export of every
+    table, read as the floor service's login (a reader of every table; its password is in its
+    password file), and its offline check."""
+    import shlex
+
+    day = datetime.now(UTC).date()
+    out = var / f"floor-export-{day}-{datetime.now(UTC):%H%M%S}.zip"
+    cli = invoked_as()
+    return (f"    {cli} floor export --tables all --from {day} --to {day + timedelta(days=1)} "
+            f"--dsn {shlex.quote(service_dsn)} --signing-key {shlex.quote(str(key.private))} "
+            f"--out {shlex.quote(str(out))}\n"
+            f"    {cli} verify {shlex.quote(str(out))} --pubkey {shlex.quote(str(key.public))}")
 
 
 def _signing_key() -> Any:

@@ -8,7 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from dealer_assist.commands import audit_trace, command
+from dealer_assist.commands import CommandFailed, audit_trace, command
+from dealer_assist.commands.audit import nothing_to_audit
 from dealer_assist.config import ConfigError
 from dealer_assist.domain.roads import (
     BigRoadCell,
@@ -33,7 +34,11 @@ bead_plate holds B (banker), P (player), T (tie) per game; big_road its logical 
 to bottom, each cell with its winner and the ties marked on it; the derived roads hold R (red)
 and B (blue) per mark. Without --json the roads are drawn as they appear on the display.
 
-Exit status 0; 2 if the trace cannot be read, a line is malformed, or the shoe is not in it.
+TRACE may also be a table's own log (the SQLite file `dealer-assist run` writes), read
+read-only while the table writes.
+
+Exit status 0; 2 if the trace cannot be read, a line is malformed, or the shoe is not in it
+(an empty trace: "no shoe in the trace: it holds no events").
 """
 
 
@@ -44,7 +49,8 @@ class ShoeNotFound(LookupError):
 def register(subparsers: Any) -> None:
     parser = command(subparsers, "roads", "the five scoreboard roads of a shoe in a trace",
                      HELP)
-    parser.add_argument("trace", metavar="TRACE", help="trace file (JSON Lines), or - for stdin")
+    parser.add_argument("trace", metavar="TRACE",
+                        help="trace file (JSON Lines), - for stdin, or a table's log (SQLite)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--shoe", metavar="ID", help="the shoe's id (default: the last shoe)")
     parser.set_defaults(func=run)
@@ -74,7 +80,10 @@ def shoe_results(report: dict[str, Any], shoe_id: str | None = None) -> list[str
 def run(args: argparse.Namespace) -> int:
     name = "standard input" if args.trace == "-" else args.trace
     try:
-        result = roads(shoe_results(audit_trace(args.trace), args.shoe))
+        report = audit_trace(args.trace)
+        if not report["shoes"]:
+            raise CommandFailed(nothing_to_audit(args.trace))
+        result = roads(shoe_results(report, args.shoe))
     except (ShoeNotFound, ConfigError) as exc:
         print(f"dealer-assist roads: {name}: {exc}", file=sys.stderr)
         return 2

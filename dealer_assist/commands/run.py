@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer_assist import logs
-from dealer_assist.commands import command
+from dealer_assist.commands import command, invoked_as
 from dealer_assist.config import ConfigError, load_table_config
 from dealer_assist.systemd_notify import Notifier, table_problem
 
@@ -20,13 +20,14 @@ HELP = """\
 Start one table's live service from its configuration file: the event log (SQLite, one per
 table, append-only), the card shoe's link (its port by URL; with url = "emulator", no hardware
 at all: a built-in shoe on a pseudo-terminal deals shoe after shoe at a realistic pace), the
-public table display at / and the supervisor console at /supervisor.
+public table display at /, the supervisor console at /supervisor, the dealer's page at
+/dealer and the regulator's pages at /regulator.
 
 At start-up the pay tables are checked: a bet with a negative house edge refuses to start
 unless --allow-negative-edge is given. The service rebuilds the table from its newest
 snapshot (beside the log) and the events after it, or from the whole log when no snapshot
-matches it, so after a restart it carries on where it was. It prints the display's address,
-then runs until Ctrl-C.
+matches it, so after a restart it carries on where it was. It prints the pages' addresses and
+what the overhead camera is, then runs until Ctrl-C.
 
 Accounts for the console: dealer-assist user add NAME --role supervisor --db <users file>.
 """
@@ -47,6 +48,17 @@ def register(subparsers: Any) -> None:
 
 def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
+
+
+def _camera(config: Any, table: Any) -> str:
+    """What the overhead camera is: it has no page of its own; its light is on the display
+    and the console."""
+    if table.virtual_camera is not None:
+        return (f"the built-in shoe's virtual camera, {config.camera.fps:g} frames a second "
+                "read by the recognizer (its light is on the display and the console)")
+    if table.camera is not None:
+        return f"{config.camera.source} (its light is on the display and the console)"
+    return "off (the dealer presses REVEAL)"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     _say(f"event log {config.database} ({table.live.started})")
     _say(f"shoe: {'built-in emulator on ' + table.shoe.path if table.shoe else config.shoe.url}")
     if not any(u.role == "supervisor" for u in table.users.all()):
-        _say(f"no supervisor yet: dealer-assist user add NAME --role supervisor --db "
+        _say(f"no supervisor yet: {invoked_as()} user add NAME --role supervisor --db "
              f"{config.users}")
     url = bootstrap.address(sock)
     systemd = Notifier()  # READY, the watchdog and STOPPING under systemd; else nothing
@@ -80,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
     def ready() -> None:
         print(f"table display:      {url}", flush=True)
         print(f"supervisor console: {url}supervisor", flush=True)
+        print(f"dealer's page:      {url}dealer", flush=True)
+        print(f"regulator's pages:  {url}regulator", flush=True)
+        print(f"overhead camera:    {_camera(config, table)}", flush=True)
         systemd.ready(f"table {config.table_id} at {url}")
         systemd.keep_alive(table_problem(url, config.database))
 

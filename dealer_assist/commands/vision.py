@@ -62,8 +62,10 @@ def register(subparsers: Any) -> None:
 
     detect = sub.add_parser("detect", help="read the cards of one frame",
                             description="Find and read the cards of one overhead frame or "
-                            "photograph (PNG, JPEG, ...).")
-    detect.add_argument("image", type=Path, metavar="IMAGE", help="a frame (PNG, JPEG, ...)")
+                            "photograph (PNG, JPEG, ...). One image: a folder of frames is "
+                            "refused, `vision watch FOLDER` reads it as a camera's feed.")
+    detect.add_argument("image", type=Path, metavar="IMAGE",
+                        help="a frame (PNG, JPEG, ...), not a folder")
     detect.add_argument("--json", action="store_true", help="print a JSON list")
     detect.add_argument("--all", action="store_true",
                         help="also list face-down and unsure cards (with a 'face' field, and "
@@ -119,6 +121,9 @@ def _recognizer(args: argparse.Namespace) -> Recognizer:
 
 
 def _image(path: Path) -> np.ndarray:
+    if path.is_dir():
+        raise CommandFailed(f"{path}: is a folder; give one image of it (a folder of frames "
+                            f"is read by `dealer-assist vision watch {path}`)")
     if not path.is_file():
         raise CommandFailed(f"{path}: no such file")
     frame = cv2.imread(str(path), cv2.IMREAD_COLOR)

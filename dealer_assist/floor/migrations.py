@@ -23,7 +23,7 @@ import psycopg
 
 from dealer_assist.floor.checkpoints import SIGNED_CHECKPOINTS_SQL
 from dealer_assist.floor.fold import CENTRAL_FOLD_SQL
-from dealer_assist.floor.users import LANGUAGE_SQL
+from dealer_assist.floor.users import LANGUAGE_SQL, SESSIONS_SQL
 
 GROUPS = ("floor_table", "floor_reader", "floor_regulator")
 #: The floor service's own group (migration 5): reads like `floor_reader`, and also the floor's
@@ -344,6 +344,7 @@ MIGRATIONS: list[tuple[int, str, str]] = [
     (11, "floor users' page language", LANGUAGE_SQL),
     (12, "the floor service folds the read models; tables write none; decidable flags apart",
      CENTRAL_FOLD_SQL),
+    (13, "the floor service's ended sessions", SESSIONS_SQL),
 ]
 
 

@@ -31,6 +31,46 @@ GRANT UPDATE (language) ON floor_users TO floor_service;
 """
 
 
+#: Migration 13 (floor/migrations.py): the floor service's sessions are signed cookies that
+#: outlive its restart (web/session.py); a logout records its session here until the cookie
+#: would have timed out anyway, so a restart does not bring it back.
+SESSIONS_SQL = """
+CREATE TABLE floor_sessions_ended (
+    session_id text PRIMARY KEY CHECK (length(session_id) <= 64),
+    until timestamptz NOT NULL
+);
+REVOKE ALL ON floor_sessions_ended FROM PUBLIC;
+GRANT SELECT, INSERT, DELETE ON floor_sessions_ended TO floor_service;
+"""
+
+
+class Standing(NamedTuple):
+    """An open floor user as the store holds it now: what a signed session is checked against."""
+
+    role: str
+    language: str
+    password_hash: str
+
+
+def session_standing(conn: psycopg.Connection, name: str, session_id: str) -> Standing | None:
+    """`name`'s open account; None when there is none, it is disabled, or the session
+    `session_id` was ended by a logout."""
+    row = conn.execute(
+        "SELECT role, language, password_hash FROM floor_users WHERE name = %s "
+        "AND NOT disabled AND NOT EXISTS (SELECT 1 FROM floor_sessions_ended "
+        "WHERE session_id = %s)", (name[:64], session_id[:64])).fetchone()
+    return Standing(str(row[0]), str(row[1]), str(row[2])) if row else None
+
+
+def end_session(conn: psycopg.Connection, session_id: str, until: float) -> None:
+    """Record the session as ended until `until` (a Unix time); drop the records past theirs."""
+    with conn.transaction():
+        conn.execute("DELETE FROM floor_sessions_ended WHERE until < now()")
+        conn.execute("INSERT INTO floor_sessions_ended (session_id, until) "
+                     "VALUES (%s, to_timestamp(%s)) ON CONFLICT (session_id) DO NOTHING",
+                     (session_id[:64], until))
+
+
 class Login(NamedTuple):
     """What a login check found: the role and page language when it passed (role None when
     refused) and why (ok, unknown_user, wrong_password, disabled)."""

@@ -125,6 +125,13 @@ class UserStore:
         row = self._conn.execute(f"SELECT {_COLUMNS} FROM users WHERE name = ?", (name,)).fetchone()
         return _user(row) if row else None
 
+    def standing(self, name: str) -> tuple[str, str, str] | None:
+        """An open account's role, language and password hash (what a signed session is
+        checked against, web/session.py); None when there is none or it is disabled."""
+        row = self._conn.execute("SELECT role, language, password_hash FROM users "
+                                 "WHERE name = ? AND disabled = 0", (name,)).fetchone()
+        return (str(row[0]), str(row[1]), str(row[2])) if row else None
+
     def all(self) -> list[User]:
         rows = self._conn.execute(f"SELECT {_COLUMNS} FROM users ORDER BY name").fetchall()
         return [_user(row) for row in rows]

@@ -5,7 +5,7 @@ Routes and who may use them (see docs/service.md):
 
     /                         public   the table display (pushed by server-sent events)
     /events, /api/table       public   the display's stream and its snapshot
-    /static/*                 public   the display's and console's scripts and styles
+    /static/*, /favicon.ico   public   the display's and console's scripts and styles, the icon
     /login (GET, POST)        public   the login form
     /logout (POST)            any user
     /supervisor...            supervisor (history also regulator)
@@ -25,6 +25,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -42,10 +43,11 @@ from dealer_assist.web.auth import (
     cross_site,
     current_session,
     login_url,
+    renew_cookie,
 )
 from dealer_assist.web.display import STATIC
 from dealer_assist.web.inputs import InputCheck
-from dealer_assist.web.pages import invalid_request, message
+from dealer_assist.web.pages import favicon, invalid_request, message
 from dealer_assist.web.stream import Hub, sse
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -74,9 +76,10 @@ def publisher(hub: Hub) -> Callable[[Update], None]:
 
 
 def create_app(table: LiveTable, accounts: Accounts, settings: WebSettings | None = None,
-               routers: Sequence[APIRouter] = ()) -> FastAPI:
+               routers: Sequence[APIRouter] = (), sessions: Any = None) -> FastAPI:
     """The table's app. `routers`: more routes to serve (e.g. the regulator's pages); each
-    guards its own routes with `auth.require`."""
+    guards its own routes with `auth.require`. `sessions`: signed sessions that outlive a
+    restart (web/session.py; bootstrap builds them), else sessions in memory."""
     settings = settings or WebSettings()
     hub = Hub()
 
@@ -95,9 +98,10 @@ def create_app(table: LiveTable, accounts: Accounts, settings: WebSettings | Non
     app.state.table = table
     app.state.accounts = accounts
     app.state.settings = settings
-    app.state.sessions = Sessions(settings.session_minutes * 60.0)
+    app.state.sessions = sessions or Sessions(settings.session_minutes * 60.0)
     app.state.hub = hub
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_api_route("/favicon.ico", favicon, methods=["GET", "HEAD"], include_in_schema=False)
     app.include_router(display.router)
     app.include_router(console.router)
     app.include_router(language.router)
@@ -126,6 +130,7 @@ def create_app(table: LiveTable, accounts: Accounts, settings: WebSettings | Non
         refusal = cross_site(request)
         response = await call_next(request) if refusal is None else message(
             request, "Not allowed", refusal, status=403)
+        renew_cookie(request, response)
         response.headers.setdefault("Content-Security-Policy", CSP)
         response.headers["X-Frame-Options"] = "DENY"
         response.headers["X-Content-Type-Options"] = "nosniff"

@@ -3,9 +3,11 @@
 - `Accounts` is the port to the users (`dealer_assist.login` adapts `store.users.UserStore`,
   which hashes passwords with argon2, behind a throttle that slows repeated failures by
   client and by account; there is no lockout anyone could turn against staff).
-- A login makes a server-side session; the browser holds only its random token, in a cookie
-  that is HttpOnly and SameSite=Strict (and Secure behind HTTPS). Sessions end on logout, after
-  `ttl` without a request, or when the service restarts.
+- A login makes a session, in a cookie that is HttpOnly and SameSite=Strict (and Secure behind
+  HTTPS). The services sign the whole session into the cookie (web/session.py): it outlives a
+  restart, and ends on logout, after `ttl` without a request, or when the account's password
+  or role changes. `Sessions` keeps them in memory instead, by a random token (tests, and an
+  app built without a key): they end on logout, after `ttl`, or when the process stops.
 - Every form carries the session's CSRF token, checked on every POST. The login form, before
   any session, uses a double-submit token: a cookie and a form field that must match.
 - A request that changes something (any method but GET, HEAD and OPTIONS) whose `Origin`
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import quote, urlsplit
 
-from fastapi import Request
+from fastapi import Request, Response
 from fastapi.responses import RedirectResponse
 
 SESSION_COOKIE = "da_session"
@@ -60,6 +62,9 @@ class Session:
     account: Account
     csrf: str
     expires: float = field(default=0.0)
+    #: A new cookie for the same session, its last use moved on (signed sessions), to be set
+    #: on the answer (`renew_cookie`).
+    renewed: str | None = None
 
 
 class Sessions:
@@ -114,8 +119,40 @@ class Forbidden(Exception):
 
 
 def current_session(request: Request) -> Session | None:
+    """The request's session, looked up once per request (signed sessions ask the accounts'
+    store: its errors, such as a store that does not answer, go to the caller)."""
+    found: tuple[Session | None] | None = getattr(request.state, "session_found", None)
+    if found is not None:
+        return found[0]
     sessions: Sessions = request.app.state.sessions
-    return sessions.get(request.cookies.get(SESSION_COOKIE))
+    session = sessions.get(request.cookies.get(SESSION_COOKIE))
+    request.state.session_found = (session,)
+    if session is not None and session.renewed:
+        request.state.renewed_session = session.renewed
+    return session
+
+
+def known_session(request: Request) -> Session | None:
+    """The session this request has looked up already, else None (never a lookup: for the
+    page that says the accounts' store does not answer)."""
+    found: tuple[Session | None] | None = getattr(request.state, "session_found", None)
+    return found[0] if found is not None else None
+
+
+def renew_cookie(request: Request, response: Response) -> None:
+    """Set the session's renewed cookie (its last use moved on) on `response`, unless the
+    route set or dropped the session cookie itself (a login, a logout)."""
+    renewed = getattr(request.state, "renewed_session", None)
+    cookies = (v.decode("latin-1") for k, v in response.raw_headers if k == b"set-cookie")
+    if not renewed or any(cookie.startswith(SESSION_COOKIE + "=") for cookie in cookies):
+        return
+    _session_cookie(request, response, renewed)
+
+
+def _session_cookie(request: Request, response: Response, token: str) -> None:
+    response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="strict",
+                        secure=secure_cookies(request), path="/",
+                        max_age=int(request.app.state.sessions.ttl_s))
 
 
 def require(*roles: str, page: bool = False) -> Callable[[Request], Session]:
@@ -187,9 +224,7 @@ def signed_in(request: Request, account: object, to: str) -> RedirectResponse:
     and a redirect to `to` (the table's console and the floor service alike)."""
     session = request.app.state.sessions.create(account)
     response = RedirectResponse(to, status_code=303)
-    response.set_cookie(SESSION_COOKIE, session.token, httponly=True, samesite="strict",
-                        secure=secure_cookies(request), path="/",
-                        max_age=int(request.app.state.sessions.ttl_s))
+    _session_cookie(request, response, session.token)
     response.delete_cookie(LOGIN_COOKIE, path="/login")
     return response
 
@@ -198,6 +233,8 @@ def signed_out(request: Request, session: Session, csrf: str) -> RedirectRespons
     """Logout: the session dropped (after its CSRF token checks), back to the login form."""
     check_csrf(session.csrf, csrf)
     request.app.state.sessions.drop(session.token)
+    request.state.renewed_session = None
+    request.state.session_found = (None,)
     response = RedirectResponse("/login", status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response

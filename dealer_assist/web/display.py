@@ -22,6 +22,7 @@ from markupsafe import Markup
 
 from dealer_assist import i18n
 from dealer_assist.config.display import LAYOUTS, MOST_LANGUAGES, DisplayConfig
+from dealer_assist.domain.rules import VARIANTS
 from dealer_assist.services.public_view import FLAG_TITLE
 from dealer_assist.web.pages import templates
 from dealer_assist.web.stream import sse
@@ -58,6 +59,8 @@ DISPLAY_TEXTS: tuple[str, ...] = (
     "Shoe void from game {0}: {1}", ", ", *FLAG_TITLE.values(),
     # bets
     "banker", "player", "tie", "banker pair", "player pair", "super six", "super7", "big", "small",
+    # the shoe's game variant (domain/rules.py)
+    *VARIANTS,
 )
 
 

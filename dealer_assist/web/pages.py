@@ -26,7 +26,7 @@ from urllib.parse import quote
 import orjson
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, pass_context
 from markupsafe import Markup
@@ -38,6 +38,15 @@ from dealer_assist.i18n.sheets import RULE_SHEETS
 from dealer_assist.web.auth import Account
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: The site's icon (a card on the felt, 16, 32 and 48 px), served at /favicon.ico by the table
+#: and the floor service: every browser asks for it.
+FAVICON = Path(__file__).resolve().parent / "static" / "favicon.ico"
+
+
+def favicon() -> FileResponse:
+    """/favicon.ico: the icon, cached for a day."""
+    return FileResponse(FAVICON, media_type="image/x-icon",
+                        headers={"Cache-Control": "public, max-age=86400"})
 #: A card's suit: its symbol and colour.
 SUITS = {"S": ("\u2660", "black"), "H": ("\u2665", "red"), "D": ("\u2666", "red"),
          "C": ("\u2663", "black")}

@@ -37,10 +37,13 @@ def test_no_unit_holds_a_secret(name: str) -> None:
             assert "--dsn " not in value or "passfile=" in value, f"{name}: {key}={value}"
 
 
-def test_the_floor_service_reads_its_password_from_a_credential() -> None:
+def test_the_floor_service_reads_its_password_and_session_key_from_credentials() -> None:
     settings = unit("dealer-assist-floor.service")
-    assert settings["LoadCredential"] == ["floor.pgpass:/etc/dealer-assist/floor.pgpass"]
+    assert settings["LoadCredential"] == ["floor.pgpass:/etc/dealer-assist/floor.pgpass",
+                                          "floor-session.key:/etc/dealer-assist/floor-session.key"]
     assert "PGPASSFILE=%d/floor.pgpass" in settings["Environment"]
+    assert ("DEALER_ASSIST_FLOOR_SESSION_KEY_FILE=%d/floor-session.key"
+            in settings["Environment"])
     assert settings["EnvironmentFile"] == ["/etc/dealer-assist/floor.env"]
     assert settings["DynamicUser"] == ["yes"]
 

@@ -24,15 +24,7 @@ from dealer_assist.login import REFUSED
 from dealer_assist.services.login_throttle import CLIENT_FREE, MAX_WAIT, LoginThrottle
 from tests.floor.conftest import FLOOR_PASSWORD
 from tests.floor.pit_client import login
-from tests.web.login_burst import CountingHasher, burst
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.web.login_burst import Clock, CountingHasher, burst
 
 
 @pytest.fixture

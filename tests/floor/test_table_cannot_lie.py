@@ -199,7 +199,7 @@ def test_an_upgraded_store_keeps_nothing_a_table_wrote_in_its_read_models(floor_
         conn.execute("INSERT INTO games (table_id, shoe_id, game, started_seq, started_ts, "
                      "winner) VALUES (%s, 'SAMPLE-1', 81, 1, 'x', 'player')", (table,))
         conn.commit()
-    assert migrate(floor_at_11.owner) == [12]
+    assert migrate(floor_at_11.owner, upto=12) == [12]
     with psycopg.connect(dsn) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
         conn.execute("UPDATE table_status SET open_flags = 0")
     assert floor_at_11.fold() == 483  # folded again, from the stored events

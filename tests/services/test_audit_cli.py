@@ -134,3 +134,86 @@ def test_the_sample_shoe_ships_with_the_package_and_shows_its_misdeals():
 def test_audit_wants_a_trace_or_the_sample_not_both(args):
     r = audit(*args)
     assert r.returncode == 2 and "a TRACE file (- for standard input) or --sample" in r.stderr
+
+
+def table_log(path: Path, trace: Path) -> Path:
+    """A table's own log (SQLite) holding the events of `trace`, as the table service writes."""
+    from dealer_assist.store.sqlite_log import SqliteEventLog
+
+    log = SqliteEventLog(path)
+    log.append_many(json.loads(line) for line in trace.read_text().splitlines() if line.strip())
+    log.close()
+    return path
+
+
+def test_a_tables_log_database_is_audited_like_its_trace(tmp_path):
+    db = table_log(tmp_path / "T1.events.db", GOLDEN / "standard.jsonl")
+    from_db = audit(str(db), "--json")
+    assert from_db.returncode == 0, from_db.stderr
+    assert json.loads(from_db.stdout) == json.loads((GOLDEN / "standard.audit.json").read_text())
+    assert audit(str(db)).stdout == audit(str(GOLDEN / "standard.jsonl")).stdout
+
+
+def test_roads_reads_a_tables_log_database_too(tmp_path):
+    db = table_log(tmp_path / "T1.events.db", GOLDEN / "standard.jsonl")
+    roads = [subprocess.run([sys.executable, "-m", "dealer_assist.cli", "roads", str(path),
+                             "--json"], capture_output=True, text=True, timeout=60)
+             for path in (db, GOLDEN / "standard.jsonl")]
+    assert roads[0].returncode == 0 == roads[1].returncode, roads[0].stderr
+    assert json.loads(roads[0].stdout) == json.loads(roads[1].stdout)
+
+
+def test_an_empty_log_database_has_no_events(tmp_path):
+    from dealer_assist.store.sqlite_log import SqliteEventLog
+
+    SqliteEventLog(tmp_path / "T1.events.db").close()
+    r = audit(str(tmp_path / "T1.events.db"))
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == f"dealer-assist audit: {tmp_path / 'T1.events.db'}: no shoe in the table's log: it holds no events\n"
+
+
+@pytest.mark.parametrize("content", ["", "\n\n  \n"], ids=["empty", "blank lines"])
+@pytest.mark.parametrize("command", ["audit", "roads"])
+def test_an_empty_trace_says_so_with_status_2_as_roads_does(tmp_path, content, command):
+    trace = tmp_path / "empty.jsonl"
+    trace.write_text(content)
+    said = f"dealer-assist {command}: {trace}: no shoe in the trace: it holds no events\n"
+    for json_flag in ([], ["--json"]):
+        r = subprocess.run([sys.executable, "-m", "dealer_assist.cli", command, str(trace),
+                            *json_flag], capture_output=True, text=True, timeout=60)
+        assert r.stderr == said
+        if command == "audit" and json_flag:
+            # the trace contract: exit 0 unless a line is malformed, one JSON object
+            assert r.returncode == 0 and json.loads(r.stdout) == {"shoes": []}
+        else:
+            assert r.returncode == 2 and r.stdout == ""
+
+
+def test_a_trace_with_no_shoe_says_so_with_status_2_and_what_it_ignored():
+    card = OK.replace('"new_shoe","shoe_id":"S1"', '"card","card":"QS"')
+    for args in ([], ["--json"]):
+        r = audit("-", *args, stdin=card + "\n")
+        assert (r.returncode, r.stdout) == ((0, '{"shoes": []}\n') if args else (2, ""))
+        assert "line 1: card with no shoe on the table (ignored)" in r.stderr
+        assert r.stderr.endswith("dealer-assist audit: standard input: no shoe in the trace "
+                                 "(no new_shoe event)\n")
+
+
+@pytest.mark.parametrize("which", ["folder", "another SQLite file", "a broken log"])
+def test_what_is_not_a_trace_nor_a_log_is_a_clear_message(tmp_path, which):
+    import sqlite3
+
+    path = {"folder": tmp_path, "another SQLite file": tmp_path / "users.db",
+            "a broken log": tmp_path / "broken.db"}[which]
+    if which != "folder":
+        conn = sqlite3.connect(path)
+        conn.execute("CREATE TABLE users (name TEXT)")
+        if which == "a broken log":
+            conn.execute("PRAGMA user_version = 2")  # a log's version, and no events table
+        conn.commit()
+        conn.close()
+    r = audit(str(path))
+    said = {"folder": "it is a folder", "another SQLite file": "not a table's event log",
+            "a broken log": "not a table's event log (no such table: events)"}[which]
+    assert r.returncode == 2 and r.stdout == "" and said in r.stderr
+    assert "Traceback" not in r.stderr and "utf-8" not in r.stderr

@@ -19,14 +19,7 @@ from dealer_assist.services.login_throttle import (
     LoginThrottle,
     shown,
 )
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.web.login_burst import Clock
 
 
 @pytest.fixture

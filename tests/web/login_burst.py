@@ -12,6 +12,16 @@ from argon2 import PasswordHasher
 from tests.web.conftest import csrf_of
 
 
+class Clock:
+    """The throttle's clock, the test's to move: to play a wait out without waiting."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 class CountingHasher(PasswordHasher):
     """argon2 at its default cost (a check takes tens of milliseconds, as in service),
     counting every password it checks: the outermost boundary of a login."""

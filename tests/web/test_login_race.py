@@ -23,15 +23,7 @@ from dealer_assist.store.users import UserStore
 from dealer_assist.web.app import create_app
 from tests.floor.pit_client import login as form_login
 from tests.web.conftest import PASSWORD, login
-from tests.web.login_burst import CountingHasher, burst
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.web.login_burst import Clock, CountingHasher, burst
 
 
 @pytest.fixture

@@ -1,4 +1,6 @@
-"""`web.auth.Accounts` over the floor's users (`floor_users`), behind the login throttle.
+"""`web.auth.Accounts` over the floor's users (`floor_users`), behind the login throttle, and
+the floor's signed sessions' records (web/session.py: the account now, logouts kept in
+`floor_sessions_ended`).
 
 The same answer for every refusal at the screen (dealer_assist.login.REFUSED); the operator's
 log (`dealer_assist.login`) says which it was, with the name (cut short, control characters
@@ -14,10 +16,11 @@ import threading
 from argon2 import PasswordHasher
 from psycopg_pool import ConnectionPool
 
-from dealer_assist.floor.users import check_login, set_language
+from dealer_assist.floor.users import check_login, end_session, session_standing, set_language
 from dealer_assist.login import REFUSED
 from dealer_assist.services.login_throttle import LoginThrottle, shown
 from dealer_assist.web.auth import Account, LoginFailed
+from dealer_assist.web.session import Standing
 
 _log = logging.getLogger("dealer_assist.login")
 
@@ -49,6 +52,17 @@ class FloorAccounts:
         _log.info("floor login: name=%s role=%s client=%s", shown(name), found.role,
                   shown(client, quoted=False))
         return Account(name, found.role, found.language)
+
+    def standing(self, name: str, session_id: str) -> Standing | None:
+        """`name`'s open account, unless the session was ended (web/session.py's records)."""
+        with self._pool.connection() as conn:
+            found = session_standing(conn, name, session_id)
+        return Standing(*found) if found else None
+
+    def end(self, session_id: str, until: float) -> None:
+        """A logout: the session recorded as ended, in the central store."""
+        with self._pool.connection() as conn:
+            end_session(conn, session_id, until)
 
     def set_language(self, name: str, language: str) -> str:
         """Keep `name`'s page language (the header's chooser); UserError when unknown."""

@@ -11,10 +11,11 @@ folded what was pending (or after `fold_wait` seconds, folding on meanwhile). Ro
     /pit...  (pit.py)              supervisor, surveillance; POST /pit/decide supervisor only
     /regulator...                  regulator (floor/regulator.py, when present)
     /static/*, /floor-static/*     public   styles and the pit's script
+    /favicon.ico                   public   the icon (web/pages.py)
     /healthz                       public   the server answers (systemd's watchdog)
 
-The table's auth model (web/auth.py): server-side sessions, an HttpOnly SameSite=Strict
-cookie, CSRF tokens on every form, a state-changing request from another site's page
+The table's auth model (web/auth.py): signed sessions that outlive a restart (web/session.py;
+logouts kept in `floor_sessions_ended`), an HttpOnly SameSite=Strict cookie, CSRF tokens on every form, a state-changing request from another site's page
 (`Origin`) refused with 403. A central store that does not answer gives 503 with a page that
 says so, never a traceback; everything else unknown answers 404.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 
@@ -45,15 +47,17 @@ from dealer_assist.web.auth import (
     Accounts,
     Forbidden,
     LoginRequired,
-    Sessions,
     cross_site,
     current_session,
+    known_session,
     login_url,
+    renew_cookie,
     require,
 )
 from dealer_assist.web.display import STATIC as TABLE_STATIC
 from dealer_assist.web.inputs import InputCheck
-from dealer_assist.web.pages import invalid_request
+from dealer_assist.web.pages import favicon, invalid_request
+from dealer_assist.web.session import KEY_SIZE, SessionRecords, SignedSessions
 from dealer_assist.web.stream import Hub
 
 _log = logging.getLogger(__name__)
@@ -75,9 +79,11 @@ def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
                      accounts: Accounts | None = None,
                      paytables: dict[str, PayTable] | None = None,
                      routers: Sequence[APIRouter] = (), pool_size: int = 8,
-                     fold_wait: float = 30.0) -> FastAPI:
+                     fold_wait: float = 30.0, session_key: bytes | None = None) -> FastAPI:
     """The floor service over the central store at `dsn` (the floor service's role, or the
-    store's owner). `accounts`: the logins (default: `floor_users` in the store)."""
+    store's owner). `accounts`: the logins (default: `floor_users` in the store).
+    `session_key`: what signs the sessions (store/sessions.py: a 0600 file); without one a key
+    of this process's own, so that a restart logs everyone out."""
     settings = settings or WebSettings()
     # each connection is checked as it is handed out: after the store restarted, a page gets
     # a fresh connection rather than a 503 from a dead one
@@ -110,11 +116,17 @@ def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
     app.state.listener = listener
     app.state.folder = folder
     app.state.settings = settings
-    app.state.accounts = accounts or FloorAccounts(pool)
-    app.state.sessions = Sessions(settings.session_minutes * 60.0)
+    floor_accounts = FloorAccounts(pool)
+    app.state.accounts = accounts or floor_accounts
+    records: SessionRecords = floor_accounts
+    if session_key is None:
+        _log.warning("no session key: the floor's sessions end when the service stops")
+    app.state.sessions = SignedSessions(session_key or secrets.token_bytes(KEY_SIZE), records,
+                                        settings.session_minutes * 60.0)
     app.state.paytables = paytables or load_paytables()
     app.mount("/static", StaticFiles(directory=TABLE_STATIC), name="static")
     app.mount("/floor-static", StaticFiles(directory=pages.STATIC), name="floor-static")
+    app.add_api_route("/favicon.ico", favicon, methods=["GET", "HEAD"], include_in_schema=False)
     app.include_router(login.router)
     app.include_router(pit.router)
     regulator = _regulator_router(pool)
@@ -147,7 +159,7 @@ def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
         return pages.message(request, "Central store unreachable",
                              "The floor's central store does not answer just now; the tables "
                              "keep dealing and will catch up. Try again in a moment.",
-                             current_session(request), 503)
+                             known_session(request), 503)
 
     app.add_exception_handler(PoolTimeout, unreachable)
     app.add_exception_handler(psycopg.OperationalError, unreachable)
@@ -160,6 +172,7 @@ def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
         refusal = cross_site(request)
         response = await call_next(request) if refusal is None else pages.message(
             request, "Not allowed", refusal, status=403)
+        renew_cookie(request, response)
         response.headers.setdefault("Content-Security-Policy", CSP)
         response.headers["X-Frame-Options"] = "DENY"
         response.headers["X-Content-Type-Options"] = "nosniff"

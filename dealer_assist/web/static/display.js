@@ -173,7 +173,7 @@ function render(view) {
   const shoe = view.shoe;
   const game = view.game;
   text($("shoe-id"), shoe ? shoe.id : "-");
-  text($("variant"), shoe ? shoe.variant : "");
+  say($("variant"), shoe ? shoe.variant : "");  // its word in each of the board's languages
   text($("game-number"), game ? game.number : "-");
   say($("cards-out"), game && game.cards_out ? `${game.cards_out} card${game.cards_out > 1 ? "s" : ""}` : "");
   document.body.dataset.game = game ? game.number : "";

@@ -1,0 +1,102 @@
+"""What signed sessions (web/session.py) need kept on disk: their key and the sessions ended.
+
+- **The key.** A table's sessions are signed with a key derived from its signing key (the
+  Ed25519 key named by `DEALER_ASSIST_SIGNING_KEY`, which never lives beside the log) with
+  HKDF-SHA256 under a label of its own and the table's id:
+
+      key = HKDF-SHA256(ikm = the signing key's 32 private bytes, salt = none,
+                        info = "dealer-assist console sessions v1\\n" + table id)
+
+  so whoever can read the state folder still cannot forge a supervisor's cookie. A table
+  without a signing key keeps a random key in a file of its state folder instead
+  (`<log>.session.key`, made 0600 at the first start); the floor service reads its key from a
+  0600 file likewise (`key_file`). A key file others may read is refused, never widened.
+- **The sessions ended** by a logout: `SessionEnds`, a small SQLite file beside the table's
+  log (`<log>.sessions.db`: one table `ended(session_id, until)`), so that a restart does not
+  bring a logged-out cookie back. A row goes once its cookie would have timed out anyway.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sqlite3
+import stat
+import threading
+import time
+from pathlib import Path
+
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+PURPOSE = b"dealer-assist console sessions v1\n"
+KEY_SIZE = 32
+
+
+class SessionKeyProblem(ValueError):
+    """A session key file that others may read, or that is too short; the message says what."""
+
+
+def derived_key(private: Ed25519PrivateKey, table_id: str) -> bytes:
+    """Table `table_id`'s session key under its signing key."""
+    raw = private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                serialization.NoEncryption())
+    hkdf = HKDF(algorithm=hashes.SHA256(), length=KEY_SIZE, salt=None,
+                info=PURPOSE + table_id.encode("utf-8"))
+    return hkdf.derive(raw)
+
+
+def key_file(path: Path) -> bytes:
+    """The key in `path` (made, 0600, with a random key when there is none yet). Refused
+    (SessionKeyProblem) when its group or others may read it, or it holds under 32 bytes."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "wb") as out:
+            out.write(secrets.token_bytes(KEY_SIZE))
+            out.flush()
+            os.fsync(out.fileno())
+    mode = path.stat().st_mode
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise SessionKeyProblem(f"the session key file {path} may be read by others "
+                                f"(mode {stat.S_IMODE(mode):04o}): chmod 600 it")
+    key = path.read_bytes()
+    if len(key) < KEY_SIZE:
+        raise SessionKeyProblem(f"the session key file {path} holds {len(key)} bytes, not "
+                                f"{KEY_SIZE} or more")
+    return key
+
+
+class SessionEnds:
+    """The sessions ended by a logout, in their own SQLite file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("CREATE TABLE IF NOT EXISTS ended (session_id TEXT PRIMARY KEY "
+                               "NOT NULL, until REAL NOT NULL)")
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def ended(self, session_id: str) -> bool:
+        with self._lock:
+            return self._conn.execute("SELECT 1 FROM ended WHERE session_id = ?",
+                                      (session_id,)).fetchone() is not None
+
+    def end(self, session_id: str, until: float) -> None:
+        """Record `session_id` as ended; drop the records whose `until` has passed."""
+        with self._lock:
+            self._conn.execute("DELETE FROM ended WHERE until < ?", (time.time(),))
+            self._conn.execute("INSERT OR REPLACE INTO ended (session_id, until) VALUES (?, ?)",
+                               (session_id, until))
+
+    def close(self) -> None:
+        self._conn.close()
