@@ -31,7 +31,7 @@ from dealer_assist.export import manifest as mf
 from dealer_assist.export.compare import CsvComparison, Findings
 from dealer_assist.export.floor_verifier import is_floor_manifest, verify_floor_zip
 from dealer_assist.export.keys import fingerprint, signature_holds
-from dealer_assist.export.links import ChainWalk, LineError, read_line
+from dealer_assist.export.links import ChainWalk, LineError, read_line_bytes
 from dealer_assist.export.reaudit import Reaudit, decision_reach
 
 #: What reading a damaged member of the zip can raise (zlib.error is neither OSError nor
@@ -317,7 +317,7 @@ def _second_pass(zf: zipfile.ZipFile, walk: ChainWalk, points: dict[int, list[di
         for position, raw in enumerate(_lines(member)):
             where = f"line {position + 1}"
             try:
-                record, event = read_line(raw.decode("utf-8"))
+                record, event = read_line_bytes(raw)
             except (UnicodeDecodeError, LineError) as exc:
                 findings.add(mf.EVENTS, where, str(exc))
                 walk.skip()

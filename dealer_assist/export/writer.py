@@ -1,9 +1,10 @@
 """Write an export: a range of a table's log as a signed zip (docs/export-format.md).
 
 The range is read twice (see `reaudit`): once for the `new_shoe` and `decision` events only,
-once in full. events.jsonl is streamed straight into the zip; the CSV files are written to
-temporary files beside the output while the events stream, then copied in. Every file's
-SHA-256 is taken as it is written. Memory stays flat however long the range.
+once in full. events.jsonl is streamed straight into the zip, hashed and deflated on a thread
+of its own (`hashed.BackgroundFile`) while the events are re-audited; the CSV files are
+written to temporary files beside the output while the events stream, then copied in. Every
+file's SHA-256 is taken as it is written. Memory stays flat however long the range.
 
 Before it signs, the export re-checks every link of the chain in its range (and the
 checkpoints there): a log that was tampered with is refused, not signed.
@@ -12,8 +13,6 @@ checkpoints there): a log that was tampered with is refused, not signed.
 from __future__ import annotations
 
 import csv
-import hashlib
-import json
 import os
 import tempfile
 import zipfile
@@ -21,14 +20,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.export import manifest as mf
+from dealer_assist.export.hashed import BackgroundFile, HashedFile
 from dealer_assist.export.keys import fingerprint
-from dealer_assist.export.links import ChainWalk, event_line
+from dealer_assist.export.links import ChainWalk, decode_event, event_line
 from dealer_assist.export.reaudit import NEEDLES, Reaudit, decision_reach
 from dealer_assist.export.rows import DECISION_COLUMNS, FLAG_COLUMNS, GAME_COLUMNS
 from dealer_assist.export.source import ExportRange, LogSource, Point, stamp
@@ -48,34 +48,15 @@ class Written:
     manifest: dict[str, Any]
 
 
-class _HashedFile:
-    """A text file written as UTF-8 whose SHA-256 and size are taken as it is written."""
-
-    def __init__(self, handle: IO[bytes]) -> None:
-        self.handle = handle
-        self.sha = hashlib.sha256()
-        self.size = 0
-
-    def write(self, text: str) -> int:
-        data = text.encode("utf-8")
-        self.sha.update(data)
-        self.size += len(data)
-        self.handle.write(data)
-        return len(text)
-
-    def entry(self) -> dict[str, Any]:
-        return {"sha256": self.sha.hexdigest(), "bytes": self.size}
-
-
 class _CsvSink:
     """The rows of the re-audit, written to the three CSV files."""
 
     def __init__(self, folder: Path) -> None:
-        self.files: dict[str, _HashedFile] = {}
+        self.files: dict[str, HashedFile] = {}
         self.writers = {}
         for name, columns in ((mf.GAMES, GAME_COLUMNS), (mf.DECISIONS, DECISION_COLUMNS),
                               (mf.FLAGS, FLAG_COLUMNS)):
-            hashed = _HashedFile(open(folder / name, "wb"))  # noqa: SIM115 - closed in close()
+            hashed = HashedFile(open(folder / name, "wb"))  # noqa: SIM115 - closed in close()
             self.files[name] = hashed
             writer = csv.writer(hashed)
             writer.writerow(columns)
@@ -90,8 +71,7 @@ class _CsvSink:
 
     def close(self) -> None:
         for hashed in self.files.values():
-            if not hashed.handle.closed:
-                hashed.handle.close()
+            hashed.close()
 
 
 def write_export(
@@ -130,7 +110,7 @@ def _write_zip(source: LogSource, span: ExportRange, table: str, partial: Path, 
     if start_hash is None:
         raise LogTampered(f"the log has no event at seq {first - 1}, before the range")
     reach = decision_reach(
-        (record.seq - first, _decoded(record.body))
+        (record.seq - first, decode_event(record.body))
         for record in source.records(first, last, NEEDLES)
     )
     sink = _CsvSink(folder)
@@ -155,11 +135,11 @@ def _write_files(source: LogSource, span: ExportRange, table: str, partial: Path
     with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
         walk = ChainWalk(first - 1, start_hash)
         _check_point(recorded, first - 1, start_hash)
-        events = _HashedFile(zf.open(_info(mf.EVENTS, stamp_at), "w", force_zip64=True))
+        events = BackgroundFile(zf.open(_info(mf.EVENTS, stamp_at), "w", force_zip64=True))
         try:
             _stream_events(source, span, walk, recorded, reaudit, events, progress)
         finally:
-            events.handle.close()
+            events.close()
         if walk.seq != last:
             raise LogTampered(f"the log ends at seq {walk.seq}, before seq {last}: run "
                               "`dealer-assist verify-log` on the log")
@@ -196,7 +176,7 @@ def _write_files(source: LogSource, span: ExportRange, table: str, partial: Path
 
 
 def _stream_events(source: LogSource, span: ExportRange, walk: ChainWalk,
-                   recorded: dict[int, list[Point]], reaudit: Reaudit, events: _HashedFile,
+                   recorded: dict[int, list[Point]], reaudit: Reaudit, events: BackgroundFile,
                    progress: Progress | None) -> None:
     """Every record of the range: its link checked, its line written, its event audited."""
     lines: list[str] = []
@@ -206,29 +186,21 @@ def _stream_events(source: LogSource, span: ExportRange, walk: ChainWalk,
         problem = step(record)
         if problem is not None:
             raise LogTampered(f"{problem}: run `dealer-assist verify-log` on the log")
-        if record.seq in recorded:
-            _check_point(recorded, record.seq, record.hash)
+        at = record.seq
+        if at in recorded:
+            _check_point(recorded, at, record.hash)
         lines.append(event_line(record))
-        feed(count, record.seq, _decoded(record.body))
+        feed(count, at, decode_event(record.body))
         count += 1
         if count % _PROGRESS_EVERY == 0:
-            events.write("\n".join(lines) + "\n")
+            events.write(("\n".join(lines) + "\n").encode("utf-8"))
             lines.clear()
             if progress:
                 progress(_PROGRESS_EVERY)
     if lines:
-        events.write("\n".join(lines) + "\n")
+        events.write(("\n".join(lines) + "\n").encode("utf-8"))
     if progress:
         progress(count % _PROGRESS_EVERY)
-
-
-def _decoded(body: str) -> Any:
-    """The stored event; None where the text is not JSON (the re-audit counts it as no trace
-    event; it is exported as stored all the same)."""
-    try:
-        return json.loads(body)
-    except ValueError:
-        return None
 
 
 def _info(name: str, date_time: tuple[int, ...]) -> zipfile.ZipInfo:

@@ -17,6 +17,10 @@ from dealer_assist.export.source import Point, Record
 from dealer_assist.store.chain import GENESIS
 from dealer_assist.store.sqlite_log import SqliteEventReader, read_only_uri
 
+#: Rows read from SQLite at a time: enough that a fetch costs little per row, few enough that
+#: memory stays flat (a row is about 300 bytes).
+_FETCH = 1024
+
 
 class SqliteLogSource:
     """Reads one table's log file for exports and the regulator's pages."""
@@ -76,9 +80,9 @@ class SqliteLogSource:
         conn = self._connect()
         try:
             cursor = conn.execute(sql + " ORDER BY seq", params)
-            while rows := cursor.fetchmany(2048):
-                for row in rows:
-                    yield Record._make(row)
+            make = Record._make
+            while rows := cursor.fetchmany(_FETCH):
+                yield from map(make, rows)
         finally:
             conn.close()
 
