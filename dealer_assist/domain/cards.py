@@ -22,8 +22,10 @@ RANK_BURN_VALUE: dict[str, int] = {r: (i + 1 if i < 9 else 10) for i, r in enume
 #: Hand value of every canonical card code (also the lookup that validates a code).
 CARD_VALUE: dict[str, int] = {c: RANK_VALUE[c[0]] for c in CARD_CODES}
 
-_CANONICAL: dict[str, str] = {c: c for c in CARD_CODES}
-_CANONICAL.update({"10" + s: "T" + s for s in SUITS})
+#: The canonical code of every code input may use (`10D` -> `TD`): always the one copy of
+#: the code, which a trace's every card then shares.
+CANONICAL: dict[str, str] = {c: c for c in CARD_CODES}
+CANONICAL.update({"10" + s: CANONICAL["T" + s] for s in SUITS})
 
 
 class CardError(ValueError):
@@ -32,14 +34,14 @@ class CardError(ValueError):
 
 def parse_card(text: object) -> str:
     """Return the canonical code of `text` (`10D` -> `TD`), or raise CardError saying why."""
-    code = _CANONICAL.get(text) if isinstance(text, str) else None
+    code = CANONICAL.get(text) if isinstance(text, str) else None
     if code is not None:
         return code
     if not isinstance(text, str):
         raise CardError(f"a card code must be a string, got {shown(text)}")
     upper = text.strip().upper()
-    if upper in _CANONICAL and upper != text:
-        raise CardError(f"bad card code {shown(text)}: write it {_CANONICAL[upper]!r} (upper case, no spaces)")
+    if upper in CANONICAL and upper != text:
+        raise CardError(f"bad card code {shown(text)}: write it {CANONICAL[upper]!r} (upper case, no spaces)")
     raise CardError(
         f"bad card code {shown(text)}: expected a rank of {' '.join(RANKS)} (or 10) "
         f"followed by a suit of {' '.join(SUITS)}, e.g. 'QS' or 'TD'"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar, NamedTuple, cast
 
-from dealer_assist.domain.cards import CARD_VALUE, CardError, parse_card
+from dealer_assist.domain.cards import CANONICAL, CardError, parse_card
 from dealer_assist.domain.excerpt import shown
 from dealer_assist.domain.house import HouseRules, SettingsError
 from dealer_assist.domain.rules import ZONES
@@ -351,7 +351,6 @@ _PARSERS = {
 EVENT_TYPES = frozenset(_PARSERS) | NOTED_TYPES
 
 
-
 def _timestamp(obj: dict[str, Any]) -> str:
     ts = obj.get("ts")
     if not isinstance(ts, str):
@@ -369,18 +368,18 @@ _tuple_new = tuple.__new__
 
 def parse_event(obj: Any) -> Event:
     """Validate one decoded JSON object of a trace and return its event."""
-    if type(obj) is dict and obj.get("type") == "card":
-        # The fast path for most of a trace: a well-formed card.
-        ts, src, multi = obj.get("ts"), obj.get("src"), obj.get("multi", False)
-        code = obj.get("card")
-        if (type(code) is str and code in CARD_VALUE and type(ts) is str and type(src) is str
-                and src and (multi is False or multi is True)):
-            try:
-                _fromisoformat(ts)
-            except ValueError:
-                pass
-            else:
-                return _tuple_new(CardDealt, (ts, src, code, multi))
+    kind = obj.get("type") if type(obj) is dict else None
+    if kind == "card" or kind == "bets_closed":  # nearly all of a trace: the fast path
+        ts, src, code = obj.get("ts"), obj.get("src"), obj.get("card")
+        try:  # a well-formed event passes; any other is read again below, which names why
+            fast: object = type(ts) is str and type(src) is str and src and _fromisoformat(ts)
+        except ValueError:
+            fast = False
+        if fast and kind == "bets_closed":
+            return _tuple_new(BetsClosed, (ts, src))
+        code, multi = CANONICAL.get(code) if type(code) is str else None, obj.get("multi", False)
+        if fast and code is not None and (multi is False or multi is True):  # the code's one copy
+            return _tuple_new(CardDealt, (ts, src, code, multi))
     if not isinstance(obj, dict):
         raise TraceError(f"an event must be a JSON object, got {type(obj).__name__}")
     ts = _timestamp(obj)

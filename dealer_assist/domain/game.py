@@ -7,13 +7,27 @@ order (P3, then B3) without claiming that a draw was missed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import product
 
 from dealer_assist.domain.cards import CARD_VALUE
 from dealer_assist.domain.flags import NEEDS_DECISION, VOID, Flag
-from dealer_assist.domain.rules import SEVEN_UP_FIXED_VALUE, next_position
+from dealer_assist.domain.rules import POSITIONS, SEVEN_UP_FIXED_VALUE, next_position
 
 UNREADABLE = "??"
+#: The one (position, code) pair of each card at each position: a game's `cards` hold these,
+#: not a pair of their own per card (an audit keeps every card of every game).
+_PLACED: dict[str, dict[str, tuple[str, str]]] = {
+    pos: {code: (pos, code) for code in (*CARD_VALUE, UNREADABLE)} for pos in POSITIONS}
+#: What a game has revealed until a card is seen face up: one empty set for every game
+#: (`Game.reveal` makes a new set, never changes this one), as `flag_keys` waits as None.
+_NONE_REVEALED: frozenset[str] = frozenset()
+#: `next_position` while a side has fewer than two values (Player's fixed 7 of `7up`
+#: counted), by `8 * n_player + n_banker`: the deal alternates, Player first. Not there once
+#: both sides have two: the third-card rules decide.
+_OPENING: dict[int, str] = {
+    8 * n_p + n_b: f"P{n_p + 1}" if n_p <= n_b else f"B{n_b + 1}"
+    for n_p in range(8) for n_b in range(8) if n_p < 2 or n_b < 2}
 #: Unknown values explored when deciding the next position (more unknowns: assume the card).
 _MAX_UNKNOWN = 3
 
@@ -63,7 +77,8 @@ class Game:
         self.expect_sure = True
         self.bets_closed = False
         self.flags: list[Flag] = []
-        self.flag_keys: set[tuple[str, str]] = set()
+        #: (code, detail) of the flags raised `once` (None until the first).
+        self.flag_keys: set[tuple[str, str]] | None = None
         #: Surplus cards set aside after this game.
         self.set_aside: list[str] = []
         self.last_game = False
@@ -71,7 +86,8 @@ class Game:
         self.ruling: str | None = None
         #: Flags before this index are covered by a decision.
         self.decided_upto = 0
-        self.revealed: set[str] = set()
+        #: Positions seen face up (by the camera, or a REVEAL): see `reveal`.
+        self.revealed: frozenset[str] = _NONE_REVEALED
         #: Cards that came out after this game was complete, before the next bets closed.
         self.between_cards = 0
         self.voided_by_shoe = False
@@ -87,21 +103,24 @@ class Game:
 
     def place(self, code: str) -> str:
         """Put the next card from the shoe at the position the rules give; return the position."""
+        # Every card of every audit comes through here: kept flat on purpose.
         pos = self.expect
         assert pos is not None, "place() on a complete game"
-        self.cards.append((pos, code))
+        self.cards.append(_PLACED[pos].get(code) or (pos, code))
+        pv, bv = self.player_values, self.banker_values
         if pos[0] == "P":
             self.player.append(code)
-            self.player_values.append(CARD_VALUE.get(code))
+            pv.append(CARD_VALUE.get(code))
         else:
             self.banker.append(code)
-            self.banker_values.append(CARD_VALUE.get(code))
+            bv.append(CARD_VALUE.get(code))
         if code == UNREADABLE:
             self.unknowns += 1
         if not self.unknowns:
-            self.expect = next_position(self.player_values, self.banker_values)  # type: ignore[arg-type]
+            self.expect = (_OPENING.get(8 * len(pv) + len(bv))
+                           or next_position(pv, bv))  # type: ignore[arg-type]
         else:
-            self.expect, self.expect_sure = expected_position(self.player_values, self.banker_values)
+            self.expect, self.expect_sure = expected_position(pv, bv)
         return pos
 
     def replace_cards(self, player: tuple[str, ...], banker: tuple[str, ...]) -> None:
@@ -116,7 +135,11 @@ class Game:
         self.player_values = fixed + [CARD_VALUE[c] for c in player]
         self.banker_values = [CARD_VALUE[c] for c in banker]
         self.expect, self.expect_sure = expected_position(self.player_values, self.banker_values)
-        self.revealed.update(by_pos)
+        self.reveal(by_pos)
+
+    def reveal(self, positions: Iterable[str]) -> None:
+        """These positions are now seen face up."""
+        self.revealed = self.revealed.union(positions)
 
     def position_of(self, code: str, seen_at: str | None = None) -> str | None:
         """Where the game holds `code`: `seen_at` when it holds it there (a shoe of many decks
@@ -133,7 +156,9 @@ class Game:
         """Add a flag; with `once`, not if one of the same code (and detail key) is there."""
         if once:
             key = (flag.code, flag.detail)
-            if key in self.flag_keys:
+            if self.flag_keys is None:
+                self.flag_keys = set()
+            elif key in self.flag_keys:
                 return False
             self.flag_keys.add(key)
         self.flags.append(flag)
@@ -152,9 +177,10 @@ class Game:
 
     @property
     def status(self) -> str:
-        if self.void:
+        # `void` read only where a flag, a ruling or the shoe can make it so (most games)
+        if (self.flags or self.ruling is not None or self.voided_by_shoe) and self.void:
             return "void"
-        return "complete" if self.complete and self.known else "incomplete"
+        return "complete" if self.expect is None and not self.unknowns else "incomplete"
 
     @property
     def known(self) -> bool:

@@ -71,6 +71,8 @@ class PayTable:
     variant: str
     bets: dict[str, BetPay]
     _won: dict[tuple, tuple[tuple[str, str], ...]] = field(default_factory=dict, compare=False, repr=False)
+    _won_views: dict[tuple, list[dict[str, str]]] = field(
+        default_factory=dict, compare=False, repr=False)
 
     def winning_bets(
         self,
@@ -90,6 +92,14 @@ class PayTable:
         if won is None:
             won = self._won[key] = tuple(self._winning_bets(*key))
         return won
+
+    def winning_bets_view(self, won: tuple[tuple[str, str], ...]) -> list[dict[str, str]]:
+        """`winning_bets`' answer as an audit's game lists it (`{"bet", "pays"}` each), one
+        list for every game of that result: a view that holds it must never change it."""
+        view = self._won_views.get(won)
+        if view is None:
+            view = self._won_views[won] = [{"bet": b, "pays": p} for b, p in won]
+        return view
 
     def _winning_bets(
         self, winner: str, player_total: int, banker_total: int, player_pair: bool,

@@ -377,7 +377,7 @@ class TableMachine:
         if game is None:
             return
         side = {"player": "P", "banker": "B"}.get(e.side or "", "")
-        game.revealed.update(p for p, _ in game.cards if p.startswith(side))
+        game.reveal(p for p, _ in game.cards if p.startswith(side))
         self._emit("card_placed", game.number, ("revealed", e.side or "all"))
 
     def on_card_seen(self, e: CardSeen) -> None:
@@ -393,7 +393,7 @@ class TableMachine:
                 self._flag(game, "WRONG_POSITION",
                            f"{e.card} belongs at {at} but lies in {e.zone}", once=True)
             if e.face == "up":
-                game.revealed.add(at)
+                game.reveal((at,))
                 if game is self.shoe.early:  # type: ignore[union-attr]
                     self._flag(game, "EXPOSED_DURING_BETTING",
                                f"{e.card} ({at}) lay face up before bets closed", once=True)
