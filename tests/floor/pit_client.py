@@ -4,8 +4,12 @@ double-submit CSRF token), keeps the session cookie, reads CSRF tokens from the 
 from __future__ import annotations
 
 import re
+import time
+from typing import Any
 
 import httpx2
+
+from dealer_assist.bootstrap import ServerThread
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
@@ -21,3 +25,15 @@ def login(client: httpx2.Client, name: str, password: str) -> httpx2.Response:
     return client.post("/login", data={"name": name, "password": password,
                                        "csrf": csrf_of(form.text), "next": ""},
                        follow_redirects=False)
+
+
+def serve(app: Any) -> ServerThread:
+    """The floor service's `app` on a real server, once it listens to the central store."""
+    server = ServerThread(app).start()
+    deadline = time.monotonic() + 15
+    while not app.state.listener.listening.is_set():
+        if time.monotonic() > deadline:
+            server.stop()
+            raise AssertionError("the floor service never listened to the store")
+        time.sleep(0.05)
+    return server

@@ -9,19 +9,17 @@ server, a session of each role logged in through the form.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import httpx2
 import pytest
 
-from dealer_assist.bootstrap import ServerThread
 from dealer_assist.floor.web.app import create_floor_app
 from dealer_assist.login import REFUSED
 from dealer_assist.services.login_throttle import CLIENT_FREE
 from dealer_assist.web.pages import INVALID_FIELDS
 from tests.floor.conftest import FLOOR_PASSWORD, FLOOR_USERS, ship
-from tests.floor.pit_client import csrf_of, login
+from tests.floor.pit_client import csrf_of, login, serve
 from tests.web.inputs_probe import ErrorLog, probe, routes
 
 HOME = {"sup": "/pit/requests", "sur": "/pit/requests", "reg": "/regulator"}
@@ -39,12 +37,8 @@ def served(floor, service, sample, table_log) -> Iterator[tuple[str, str, object
     table, dsn = floor.add_table()
     ship(dsn, table, table_log(sample))
     app = create_floor_app(service)
-    server = ServerThread(app).start()
+    server = serve(app)
     try:
-        deadline = time.monotonic() + 15
-        while not app.state.listener.listening.is_set():
-            assert time.monotonic() < deadline, "the listener did not start"
-            time.sleep(0.05)
         yield server.url, table, app
     finally:
         server.stop()

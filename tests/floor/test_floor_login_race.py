@@ -9,21 +9,19 @@ test's, to play the wait out.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterator
 
 import httpx2
 import pytest
 from argon2 import PasswordHasher
 
-from dealer_assist.bootstrap import ServerThread
 from dealer_assist.floor.users import add_user
 from dealer_assist.floor.web.accounts import FloorAccounts
 from dealer_assist.floor.web.app import create_floor_app
 from dealer_assist.login import REFUSED
 from dealer_assist.services.login_throttle import CLIENT_FREE, MAX_WAIT, LoginThrottle
 from tests.floor.conftest import FLOOR_PASSWORD
-from tests.floor.pit_client import login
+from tests.floor.pit_client import login, serve
 from tests.web.login_burst import Clock, CountingHasher, burst
 
 
@@ -35,12 +33,8 @@ def served(floor, service) -> Iterator[tuple[str, CountingHasher, Clock]]:
     hasher, clock = CountingHasher(), Clock()
     app = create_floor_app(service)
     app.state.accounts = FloorAccounts(app.state.pool, LoginThrottle(clock), hasher=hasher)
-    server = ServerThread(app).start()
+    server = serve(app)
     try:
-        deadline = time.monotonic() + 15
-        while not app.state.listener.listening.is_set():
-            assert time.monotonic() < deadline, "the listener did not start"
-            time.sleep(0.05)
         yield server.url, hasher, clock
     finally:
         server.stop()

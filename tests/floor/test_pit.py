@@ -23,7 +23,7 @@ from dealer_assist.floor.web.app import create_floor_app
 from dealer_assist.login import REFUSED
 from dealer_assist.services.login_throttle import CLIENT_FREE
 from tests.floor.conftest import FLOOR_PASSWORD, FLOOR_USERS, ship
-from tests.floor.pit_client import csrf_of, login
+from tests.floor.pit_client import csrf_of, login, serve
 
 # (method, path, roles allowed, a page that sends a visitor to the login form)
 ROUTES = [
@@ -254,12 +254,7 @@ def _session(url: str, who: str = "sup") -> Iterator[httpx2.Client]:
 
 
 def _serve(service: str) -> ServerThread:
-    server = ServerThread(create_floor_app(service)).start()
-    deadline = time.monotonic() + 15
-    while not server.app.state.listener.listening.is_set():
-        assert time.monotonic() < deadline, "the listener did not start"
-        time.sleep(0.05)
-    return server
+    return serve(create_floor_app(service))
 
 
 def test_a_stored_batch_and_an_alarm_reach_the_open_board(floor, service, sample, table_log):
