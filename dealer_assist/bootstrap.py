@@ -61,7 +61,7 @@ from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.records import TableRecords
 from dealer_assist.store.durable import log_problem
 from dealer_assist.store.log_range import SqliteLogSource
-from dealer_assist.store.sessions import SessionEnds, SessionKeyProblem, derived_key, key_file
+from dealer_assist.store.sessions import SessionEnds, SessionKeyProblem, key_file, table_key
 from dealer_assist.store.snapshot import TableSnapshots
 from dealer_assist.store.snapshot_seal import seal_from_environment
 from dealer_assist.store.sqlite_log import SqliteEventLog
@@ -247,7 +247,7 @@ def signed_sessions(config: TableConfig, accounts: UserAccounts,
     kept in `<log>.sessions.db`."""
     try:
         if os.environ.get(ENV_SIGNING_KEY, "").strip():
-            key = derived_key(signing_key_from_environment(), config.table_id)
+            key = table_key(signing_key_from_environment(), config.table_id)
         else:
             key = key_file(config.database.with_suffix(".session.key"))
         ends = SessionEnds(config.database.with_suffix(".sessions.db"))

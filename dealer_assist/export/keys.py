@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 ENV_SIGNING_KEY = "DEALER_ASSIST_SIGNING_KEY"
 PRIVATE_NAME = "signing-key.pem"
@@ -103,6 +104,16 @@ def load_private_key(path: Path) -> Ed25519PrivateKey:
     if not isinstance(key, Ed25519PrivateKey):
         raise KeyProblem(f"{path} holds a {type(key).__name__}, not an Ed25519 key")
     return key
+
+
+def derived_key(private: Ed25519PrivateKey, purpose: bytes, table_id: str) -> bytes:
+    """A 32-byte secret of table `table_id` for one `purpose` (its label, a line of its own),
+    derived from the table's signing key: HKDF-SHA256 of the key's private bytes, no salt,
+    info = purpose + table id. One signing key, a key of its own for each use."""
+    raw = private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                serialization.NoEncryption())
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                info=purpose + table_id.encode("utf-8")).derive(raw)
 
 
 def signing_key_from_environment() -> Ed25519PrivateKey:

@@ -26,9 +26,9 @@ import threading
 import time
 from pathlib import Path
 
-from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from dealer_assist.export.keys import derived_key
 
 PURPOSE = b"dealer-assist console sessions v1\n"
 KEY_SIZE = 32
@@ -38,13 +38,9 @@ class SessionKeyProblem(ValueError):
     """A session key file that others may read, or that is too short; the message says what."""
 
 
-def derived_key(private: Ed25519PrivateKey, table_id: str) -> bytes:
+def table_key(private: Ed25519PrivateKey, table_id: str) -> bytes:
     """Table `table_id`'s session key under its signing key."""
-    raw = private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
-                                serialization.NoEncryption())
-    hkdf = HKDF(algorithm=hashes.SHA256(), length=KEY_SIZE, salt=None,
-                info=PURPOSE + table_id.encode("utf-8"))
-    return hkdf.derive(raw)
+    return derived_key(private, PURPOSE, table_id)
 
 
 def key_file(path: Path) -> bytes:

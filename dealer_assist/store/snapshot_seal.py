@@ -29,11 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes, hmac, serialization
+from cryptography.hazmat.primitives import hashes, hmac
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from dealer_assist.export.keys import ENV_SIGNING_KEY, load_private_key
+from dealer_assist.export.keys import ENV_SIGNING_KEY, derived_key, load_private_key
 
 PURPOSE = b"dealer-assist table snapshot seal v1\n"
 #: The MAC's length in bytes (HMAC-SHA256).
@@ -56,11 +55,7 @@ class SnapshotSeal:
     @classmethod
     def from_signing_key(cls, private: Ed25519PrivateKey, table_id: str) -> SnapshotSeal:
         """The seal of table `table_id` under the table's signing key."""
-        raw = private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
-                                    serialization.NoEncryption())
-        hkdf = HKDF(algorithm=hashes.SHA256(), length=MAC_SIZE, salt=None,
-                    info=PURPOSE + table_id.encode("utf-8"))
-        return cls(table_id, hkdf.derive(raw))
+        return cls(table_id, derived_key(private, PURPOSE, table_id))
 
     def _mac(self, seq: int, head: str, header: bytes, payload: bytes) -> hmac.HMAC:
         mac = hmac.HMAC(self.key, hashes.SHA256())
