@@ -316,7 +316,7 @@ class _Table:
     """One emulated table: a live table on its own log, dealing in a thread, and its shipper."""
 
     def __init__(self, folder: Path, table: str, dsn: str, speed: float,
-                 stop: threading.Event) -> None:
+                 stop: threading.Event, seed: str | None = None) -> None:
         from dealer_assist.config import load_paytables
         from dealer_assist.domain.house import HouseRules
         from dealer_assist.export.keys import load_private_key
@@ -326,6 +326,8 @@ class _Table:
         from dealer_assist.store.sqlite_log import SqliteEventLog
 
         self.table, self.speed, self.stop = table, speed, stop
+        #: the deal's random seed: the table and the time unless given (a test's repeatable deal)
+        self.seed = seed if seed is not None else f"{table}-{time.time()}"
         # each demo table signs its checkpoints with its own key, as a table PC does, so the
         # floor's exports carry every table's signed chain heads
         key = load_private_key(_demo_key(f"floor-demo-tables/{table}").private)
@@ -351,7 +353,7 @@ class _Table:
         from dealer_assist.domain.events import trace_time
         from dealer_assist.services.shoe_deal import MISTAKES, deal_shoe_detailed
 
-        rng = random.Random(f"{self.table}-{time.time()}")
+        rng = random.Random(self.seed)
         shoe = 0
         while not self.stop.is_set():
             shoe += 1
