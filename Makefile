@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 CONFIG ?= config/table.toml
 
-.PHONY: run floor test check check-fast lint bench clean
+.PHONY: run floor test check check-fast lint bench catalogs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,20 +27,24 @@ floor: $(VENV)/.installed-run
 	$(BIN)/dealer-assist floor-demo
 
 check: $(VENV)/.installed-test
-	$(BIN)/ruff check dealer_assist hardware tests benchmarks
+	$(BIN)/ruff check dealer_assist hardware training tools tests benchmarks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
 check-fast: $(VENV)/.installed-test
-	$(BIN)/ruff check dealer_assist hardware tests benchmarks
+	$(BIN)/ruff check dealer_assist hardware training tools tests benchmarks
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not slow" -n auto $(PYTEST_ARGS)
 
 test: check
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-test
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+
+# The message catalogs' template (developers: after changing a page's words; dealer_assist/i18n/README.md).
+catalogs: $(VENV)/.installed-test
+	$(BIN)/python tools/update_catalogs.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

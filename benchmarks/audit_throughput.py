@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT))
 
 from tqdm import tqdm  # noqa: E402
 
+from dealer_assist.devices.deal.dealing import deal_shoe  # noqa: E402
 from dealer_assist.domain.house import HouseRules  # noqa: E402
 from dealer_assist.services.audit import audit_lines  # noqa: E402
-from dealer_assist.services.shoe_deal import deal_shoe  # noqa: E402
 
 VARIANTS = ("standard", "super6", "7up")
 

@@ -45,10 +45,10 @@ from dealer_assist.config import (  # noqa: E402
     ShoeConfig,
     TableConfig,
 )
+from dealer_assist.devices.deal.dealing import deal_shoe  # noqa: E402
 from dealer_assist.domain.events import parse_event  # noqa: E402
 from dealer_assist.domain.rules import POSITIONS  # noqa: E402
 from dealer_assist.domain.table import TableMachine  # noqa: E402
-from dealer_assist.services.shoe_deal import deal_shoe  # noqa: E402
 from hardware.shoe.adapters.reference import message_for  # noqa: E402
 from hardware.shoe.protocol import Button, Heartbeat, Message, encode  # noqa: E402
 from hardware.shoe.transport import PtyTransport  # noqa: E402

@@ -45,8 +45,8 @@ GOAL_MB = 200.0
 
 def build_log(path: Path, events: int, seed: int) -> tuple[int, int]:
     """A log of about `events` events; returns (events, shoes)."""
+    from dealer_assist.devices.deal.dealing import deal_shoe_detailed
     from dealer_assist.domain.house import HouseRules
-    from dealer_assist.services.shoe_deal import deal_shoe_detailed
     from dealer_assist.store.sqlite_log import SqliteEventLog
 
     rng = random.Random(seed)
@@ -180,7 +180,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = parser.parse_args()
 
-    from dealer_assist.export.keys import generate_keys
+    from dealer_assist.signing_keys import generate_keys
 
     with tempfile.TemporaryDirectory(prefix="export-bench-") as tmp:
         folder = args.keep or Path(tmp)

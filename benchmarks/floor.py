@@ -2,11 +2,11 @@
 central PostgreSQL, the lag from each table's commit to the central commit, and the catch-up
 after an outage of the central store.
 
-Each table deals shoe after shoe by the rules (`services.shoe_deal.deal_shoe_detailed`, a
+Each table deals shoe after shoe by the rules (`devices.deal.deal_shoe_detailed`, a
 dealer mistake in every shoe), at `--speed` times the built-in shoe's live pace
 (`devices.shoe.step_times`: `PACE[...].live_s`), each event appended to the table's own SQLite
 log (`store.sqlite_log`, one file per table, stamped with the time it is appended), and
-shipped with the table's own `floor.shipper.Shipper` on its own connection, as its own role.
+shipped with the table's own `shipping.shipper.Shipper` on its own connection, as its own role.
 The tables are shared among `--procs` processes; in each, one thread deals for every table
 (a timer heap) and `--workers` threads ship: a table is queued for shipping as soon as it
 appends (no polling; `--window MS` waits that long first, so one batch takes what follows),

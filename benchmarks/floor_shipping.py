@@ -1,5 +1,5 @@
 """benchmarks/floor.py's tables, one process's share: each table deals shoe after shoe into its
-own SQLite log and ships it to the central store with its own `floor.shipper.Shipper`.
+own SQLite log and ships it to the central store with its own `shipping.shipper.Shipper`.
 
 `run_share` is what each of floor.py's `--procs` processes runs: one thread deals for every
 table of the share (a timer heap), and `--workers` threads ship (a table is queued for shipping
@@ -30,8 +30,10 @@ BACKOFF = (0.25, 2.0)
 
 def dealt_forever(seed: int, speed: float) -> Iterator[tuple[float, dict[str, Any]]]:
     """(seconds after the previous event, event) of shoe after shoe, at `speed` x live pace."""
+    from dealer_assist.devices.deal.dealing import deal_shoe_detailed
+    from dealer_assist.devices.deal.mistakes import MISTAKES
+    from dealer_assist.devices.deal.pace import PACE, SHUFFLE
     from dealer_assist.devices.shoe import step_times
-    from dealer_assist.services.shoe_deal import MISTAKES, PACE, SHUFFLE, deal_shoe_detailed
 
     rng = random.Random(seed)
     shoe = 0
@@ -53,7 +55,7 @@ class Tables:
 
     def __init__(self, tables: list[tuple[str, str, str]], speed: float, seed: int,
                  workers: int, window: float, poll: float | None = None) -> None:
-        from dealer_assist.floor.shipper import Shipper
+        from dealer_assist.shipping.shipper import Shipper
         from dealer_assist.store.sqlite_log import SqliteEventLog
 
         self.names = [t for t, _, _ in tables]
@@ -131,7 +133,7 @@ class Tables:
     def _ship(self) -> None:
         import psycopg
 
-        from dealer_assist.floor.ingest import IntegrityAlarm
+        from dealer_assist.shipping.ingest import IntegrityAlarm
 
         while (table := self.work.get()) is not None:
             with self.lock:

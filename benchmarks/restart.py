@@ -1,7 +1,7 @@
 """Restart of the live table: from a snapshot and its tail vs replaying the whole log.
 
 Builds a table's SQLite log of about `--events` events (shoes dealt by the rules from
-`services/shoe_deal.py`, every variant, a dealer mistake and a supervisor decision in each
+`devices/deal/`, every variant, a dealer mistake and a supervisor decision in each
 shoe, some made after the next shoe began), appended in batches straight into the file. Then,
 each in a child process of its own, as `dealer-assist run` builds the table (the SQLite log,
 its snapshots, the side-bet guard, the live table ready with its public view):
@@ -40,8 +40,8 @@ GOAL_S = 2.0
 
 def dealt_events(seed: int) -> Any:
     """Shoe after shoe of events, each shoe with a mistake and a decision or two."""
+    from dealer_assist.devices.deal.dealing import deal_shoe_detailed
     from dealer_assist.domain.house import HouseRules
-    from dealer_assist.services.shoe_deal import deal_shoe_detailed
 
     rng = random.Random(seed)
     start = datetime(2026, 1, 1, tzinfo=UTC)

@@ -3,7 +3,7 @@
 Goals (issue 3): the codec decodes >= 500,000 frames/s (two orders above any real shoe); a
 frame written on the pty reaches the reader as a decoded event within 5 ms at p99 (1,000
 frames). Also printed: the rate of the reference adapter (frames to trace dicts), the rate on
-a dirty capture (noise and corrupt frames), and how fast `shoe_deal` deals shoes.
+a dirty capture (noise and corrupt frames), and how fast `devices.deal` deals shoes.
 
 Run: .venv/bin/python benchmarks/shoe_link.py [--frames N] [--latency-frames N]
 """
@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from dealer_assist.devices.deal.dealing import deal_shoe  # noqa: E402
 from dealer_assist.domain.house import HouseRules  # noqa: E402
-from dealer_assist.services.shoe_deal import deal_shoe  # noqa: E402
 from hardware.shoe.adapters import create_adapter  # noqa: E402
 from hardware.shoe.adapters.reference import message_for  # noqa: E402
 from hardware.shoe.link import Received, ShoeLink  # noqa: E402
@@ -125,7 +125,7 @@ def deal_figures(shoes: int) -> None:
         events = deal_shoe(rng, HouseRules(burn_after_each_game=i % 2 == 1))
         games += sum(e["type"] == "bets_closed" for e in events)
     took = time.perf_counter() - start
-    print(f"shoe_deal: {shoes} shoes, {games:,} games in {took:.2f} s "
+    print(f"devices.deal: {shoes} shoes, {games:,} games in {took:.2f} s "
           f"({games / took:,.0f} games/s)")
 
 
@@ -133,7 +133,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=1_000_000, help="frames in the capture")
     parser.add_argument("--latency-frames", type=int, default=1_000)
-    parser.add_argument("--shoes", type=int, default=200, help="shoes for the shoe_deal figure")
+    parser.add_argument("--shoes", type=int, default=200, help="shoes for the dealing figure")
     args = parser.parse_args()
     codec_figures(args.frames)
     if hasattr(os, "openpty"):

@@ -11,7 +11,7 @@ line) holding them all:
   045-046: report only) apart, per source (green felt 001-011, blue cloth 012-043, bridge
   fans 044-046) and overall.
 - Rendered 1920x1080 overhead frames of the designs held out of training
-  (`synth.decks.HELD_OUT`, via `synth.scene.frames`): found % of the face-up cards whose
+  (`decks.HELD_OUT`, via `overhead.frames`, training/): found % of the face-up cards whose
   corners no hand or chip covers, right % of those found, face-down cards given a code;
   overall and per design, with the cards not found because they were read unsure.
 - Speed, the frame pinned to one CPU core (onnxruntime on one thread, OpenCV on one):
@@ -47,18 +47,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from benchmarks import vision_setup  # noqa: E402
+
+vision_setup.one_core()
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
 from hardware.camera.recognize import Recognizer, Settings  # noqa: E402
-from hardware.camera.synth.decks import HELD_OUT, load_faces, missing_card_art  # noqa: E402
-from hardware.camera.synth.scene import Frame, frames  # noqa: E402
+from training.art.decks import HELD_OUT, load_faces, missing_card_art  # noqa: E402
+from training.frames.overhead import Frame, frames  # noqa: E402
 
 REAL = REPO.parent / "shared" / "vision-real-dev"
 HALF_A = (*range(1, 9), *range(12, 27), 44)
@@ -82,7 +82,11 @@ import cv2
 import hardware.camera.recognize as r
 print(r.__file__, file=sys.stderr, flush=True)
 import importlib.util
-if importlib.util.find_spec("hardware.camera.synth.generic") is not None:  # hand-tuned
+try:  # a commit of the hand-tuned recognizer has hardware.camera.synth.generic
+    hand_tuned = importlib.util.find_spec("hardware.camera.synth.generic") is not None
+except ModuleNotFoundError:  # no hardware.camera.synth at all (training moved out)
+    hand_tuned = False
+if hand_tuned:
     from hardware.camera.synth.generic import GENERIC, generic_deck
     recognize = r.Recognizer(generic_deck(progress=False), **GENERIC)
 else:  # a learned recognizer: that commit's own model and settings

@@ -13,7 +13,7 @@ shipped one, or `--against DIR`) in the same run:
   card: an empty printed box, the felt), which the live feed would log as cards;
 - third set: eight more training designs and the drawn deck (`THIRD`, 8 frames each from seed
   9000 + the design's place), scored alike;
-- dense fans: 288 pictures of a bridge deal's fans in the training designs (`learn.fans`, seed
+- dense fans: 288 pictures of a bridge deal's fans in the training designs (`report/fans.py`, seed
   4040), scored by code multisets; the wrong codes are listed with their picture.
 
 A candidate is eligible (docs/vision-details.md, "Choosing a model") when on half A, the ten designs
@@ -32,18 +32,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import vision_setup  # noqa: E402
+
+vision_setup.one_core()
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.vision import (  # noqa: E402
     HALF_A,
@@ -54,11 +54,11 @@ from benchmarks.vision import (  # noqa: E402
     score_real,
     score_rendered,
 )
+from hardware.camera.drawn.faces import drawn_faces  # noqa: E402
 from hardware.camera.find import ModelMissing  # noqa: E402
 from hardware.camera.recognize import Recognizer, Settings  # noqa: E402
-from hardware.camera.synth.decks import load_faces, missing_card_art  # noqa: E402
-from hardware.camera.synth.drawn import drawn_faces  # noqa: E402
-from hardware.camera.synth.scene import Frame, frames  # noqa: E402
+from training.art.decks import load_faces, missing_card_art  # noqa: E402
+from training.frames.overhead import Frame, frames  # noqa: E402
 
 TEN = ("anglo", "paris", "svg-dondorf", "neoclassical", "bellot", "orell", "gnomangelo",
        "plastic", "svg-standard", "atlasnye")
@@ -106,7 +106,7 @@ def _apart(a: tuple[float, float], b: tuple[float, float]) -> float:
 
 def score_sets(recognizer: Recognizer, label: str, sets: dict[str, Any]) -> dict[str, Any]:
     """One model's figures on every set."""
-    from hardware.camera.learn.fans import FanTally
+    from training.report.fans import FanTally
 
     photos = [p for p in _photos() if p[0] in HALF_A]
     seen = [_seen(recognizer, cv2.imread(str(path), cv2.IMREAD_COLOR))
@@ -199,8 +199,8 @@ def main() -> int:
         print(f"the choice sets are drawn from Debian's card art: {missing}", file=sys.stderr)
         return 2
     try:
-        from hardware.camera.learn.artwork import Artwork, designs_for_training
-        from hardware.camera.learn.fans import fan_pictures
+        from training.art.artwork import Artwork, designs_for_training
+        from training.report.fans import fan_pictures
     except ImportError as err:
         print(f"the dense fans are drawn by the training renderer; install the training "
               f"extra (pip install -e '.[train]'): {err}", file=sys.stderr)

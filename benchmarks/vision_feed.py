@@ -4,7 +4,7 @@
 and the feed (`hardware.camera.feed.CameraFeed`) reports it once the same reading has come
 in `confirm_frames` frames running (an unsure frame breaks nothing). Here each deal is
 rendered again and again with fresh noise, blur, glare, JPEG and a fresh hand or chips
-(`synth.scene.render`), the frames go through the shipped recognizer (no enrolment) and the
+(`training/frames/`), the frames go through the shipped recognizer (no enrolment) and the
 feed, and each
 card is scored by the feed's `card_seen` events in its zone:
 
@@ -23,31 +23,29 @@ Needs Debian's gnome-cards-data, kdegames-card-data-kf5 and librsvg2-bin.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections import Counter
 from pathlib import Path
 
-# "one CPU core": numpy's BLAS would start a thread per core for the larger products, which
-# then wait on each other whenever the other core is busy (the mean frame 20% slower here)
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import vision_setup  # noqa: E402
+
+vision_setup.one_core()  # "one CPU core": numpy's BLAS and OpenMP on one thread
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from hardware.camera.feed import CameraFeed  # noqa: E402
 from hardware.camera.recognize import Recognizer  # noqa: E402
-from hardware.camera.synth.decks import (  # noqa: E402
+from hardware.camera.zones import Zones  # noqa: E402
+from training.art.decks import (  # noqa: E402
     DESIGNS,
     design_names,
     load_faces,
     missing_card_art,
 )
-from hardware.camera.synth.layout import random_deal  # noqa: E402
-from hardware.camera.synth.scene import make_table, render  # noqa: E402
-from hardware.camera.zones import Zones  # noqa: E402
+from training.frames.layout import random_deal  # noqa: E402
+from training.frames.overhead import make_table, render  # noqa: E402
 
 
 def one_deal(recognizer: Recognizer, faces: dict, rng: np.random.Generator, frames: int,

@@ -8,7 +8,7 @@
                 shoe it may be the shoe's virtual camera (devices/virtual_camera.py), whose
                 frames of the cards it deals go through the same recognizer
              -> the shipper of the log to the floor's central store, when the environment
-                names it (floor/shipper.py)
+                names it (shipping/shipper.py)
              -> the web app -> uvicorn
 
 Nothing else in the package builds the devices, the one package (with the CLI's own commands)
@@ -32,6 +32,10 @@ from typing import Any
 import uvicorn
 from fastapi import APIRouter
 
+from dealer_assist.accounts.auth import require
+from dealer_assist.accounts.login import Accounts
+from dealer_assist.accounts.session import SessionKeyProblem, SignedSessions, key_file
+from dealer_assist.accounts.settings import WebSettings
 from dealer_assist.analysis.paytable_check import (
     PayTableRefused,
     check_paytables,
@@ -47,30 +51,27 @@ from dealer_assist.domain.events import Event
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.domain.table import TableMachine
-from dealer_assist.export.keys import (
+from dealer_assist.services.interruptions import after_start
+from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.records import TableRecords
+from dealer_assist.shipping.checkpoints import table_public_key_from_environment
+from dealer_assist.shipping.shipper import DSN_ENV, Shipper
+from dealer_assist.signing_keys import (
     ENV_SIGNING_KEY,
     KeyProblem,
     checkpoint_signer_from_environment,
     signing_key_from_environment,
 )
-from dealer_assist.floor.checkpoints import table_public_key_from_environment
-from dealer_assist.floor.shipper import DSN_ENV, Shipper
-from dealer_assist.login import TableSessionRecords, UserAccounts
-from dealer_assist.services.interruptions import after_start
-from dealer_assist.services.live_table import LiveTable
-from dealer_assist.services.records import TableRecords
 from dealer_assist.store.durable import log_problem
 from dealer_assist.store.log_range import SqliteLogSource
-from dealer_assist.store.sessions import SessionEnds, SessionKeyProblem, key_file, table_key
+from dealer_assist.store.sessions import SessionEnds, table_key
 from dealer_assist.store.snapshot import TableSnapshots
 from dealer_assist.store.snapshot_seal import seal_from_environment
 from dealer_assist.store.sqlite_log import SqliteEventLog
-from dealer_assist.store.users import UserStore
-from dealer_assist.web.app import WebSettings, create_app
-from dealer_assist.web.auth import require
+from dealer_assist.store.users import TableUsers, UserStore
+from dealer_assist.web.app import create_app
 from dealer_assist.web.health import health_router
 from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router
-from dealer_assist.web.session import SignedSessions
 from hardware.camera.zones import ZoneError, load_zones
 
 _log = logging.getLogger("dealer_assist")
@@ -193,10 +194,10 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
                          watchers=watchers, snapshots=snapshots)
         closers.append(live.close)  # a last snapshot, before the log closes
         after_start(live)  # a shoe left open was interrupted by the stop (`restart`)
-        accounts = UserAccounts(users)
+        accounts, sessions = signed_sessions(config, users, closers)
         app = create_app(live, accounts, WebSettings(
             secure_cookies=config.web.secure_cookies, session_minutes=config.web.session_minutes,
-            gaming_day=config.gaming_day), sessions=signed_sessions(config, accounts, closers),
+            gaming_day=config.gaming_day), sessions=sessions,
             routers=[regulator_pages(config, paytables),
                      health_router(live, lambda: log_problem(config.database),
                                    lambda: shipping_lag(table),
@@ -240,11 +241,11 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
     return table
 
 
-def signed_sessions(config: TableConfig, accounts: UserAccounts,
-                    closers: list[Callable[[], None]]) -> SignedSessions:
-    """The console's sessions, signed (they outlive a restart; store/sessions.py): the key
-    derived from the table's signing key, else kept in `<log>.session.key` (0600); logouts
-    kept in `<log>.sessions.db`."""
+def signed_sessions(config: TableConfig, users: UserStore,
+                    closers: list[Callable[[], None]]) -> tuple[Accounts, SignedSessions]:
+    """The console's accounts over `users`, and its sessions, signed (they outlive a restart;
+    accounts/session.py, store/sessions.py): the key derived from the table's signing key,
+    else kept in `<log>.session.key` (0600); logouts kept in `<log>.sessions.db`."""
     try:
         if os.environ.get(ENV_SIGNING_KEY, "").strip():
             key = table_key(signing_key_from_environment(), config.table_id)
@@ -254,8 +255,8 @@ def signed_sessions(config: TableConfig, accounts: UserAccounts,
     except (KeyProblem, SessionKeyProblem, OSError, sqlite3.Error) as e:
         raise StartError(f"sessions: {e}") from None
     closers.append(ends.close)
-    return SignedSessions(key, TableSessionRecords(accounts, ends),
-                          config.web.session_minutes * 60.0)
+    accounts = Accounts(TableUsers(users, ends))
+    return accounts, SignedSessions(key, accounts, config.web.session_minutes * 60.0)
 
 
 def table_snapshots(config: TableConfig, log: SqliteEventLog) -> TableSnapshots | None:

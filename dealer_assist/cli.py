@@ -16,6 +16,7 @@ from collections.abc import Sequence
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from dealer_assist import __version__, commands  # noqa: E402
+from dealer_assist.commands.failed import CommandFailed  # noqa: E402
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -53,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except commands.CommandFailed as e:
+    except CommandFailed as e:
         print(f"dealer-assist {args.command}: {e}", file=sys.stderr)
         return e.status
     except KeyboardInterrupt:

@@ -97,24 +97,33 @@ def _watchdog_interval(environ: Mapping[str, str]) -> float | None:
     return int(usec) / 2e6
 
 
-def table_problem(url: str, database: Path, timeout: float = 5.0) -> Problem:
-    """The table service's health check: its web server answers `GET /api/table` (so the
-    server's loop and the live table respond) and its event log can be written (the file is
-    writable and its disk has room)."""
+def http_problem(url: str, path: str, what: str, timeout: float = 5.0) -> Problem:
+    """A check that `what` (a service's name, for the message) answers `GET path` at `url`
+    with 200: None when it does, else what is wrong."""
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
 
     def problem() -> str | None:
         connection = http.client.HTTPConnection(host, port, timeout=timeout)
         try:
-            connection.request("GET", "/api/table")
+            connection.request("GET", path)
             status = connection.getresponse().status
         except (OSError, http.client.HTTPException) as e:
-            return f"the web server does not answer at {url}: {e}"
+            return f"{what} does not answer at {url}: {e}"
         finally:
             connection.close()
-        if status != 200:
-            return f"the web server answers {status} for /api/table"
-        return log_problem(database)
+        return None if status == 200 else f"{what} answers {status} for {path}"
+
+    return problem
+
+
+def table_problem(url: str, database: Path, timeout: float = 5.0) -> Problem:
+    """The table service's health check: its web server answers `GET /api/table` (so the
+    server's loop and the live table respond) and its event log can be written (the file is
+    writable and its disk has room)."""
+    web = http_problem(url, "/api/table", "the web server", timeout)
+
+    def problem() -> str | None:
+        return web() or log_problem(database)
 
     return problem

@@ -11,6 +11,7 @@ import pytest
 
 from dealer_assist import i18n
 from dealer_assist.cli import main
+from dealer_assist.config import languages
 
 NS = "{http://www.w3.org/2000/svg}"
 LATIN = re.compile(r"[A-Za-z]{2,}")
@@ -39,7 +40,7 @@ def test_a_translated_plot_has_the_languages_words_and_the_same_data(tmp_path, c
     other, report_other = plot(capsys, tmp_path, "--lang", lang)
     assert report_other == report  # the printed report stays English
     assert marks(other) == marks(english)  # every mark, its place and its data-* the same
-    code = i18n.language(lang)
+    code = languages.language(lang)
     said = "\n".join(texts(other))
     for word in ("Banker", "Player", "Tie", "shoe", "games", "game"):
         assert i18n.gettext(code, word) in said, word

@@ -12,7 +12,7 @@ import pytest
 
 from dealer_assist.cli import build_parser, main
 from dealer_assist.commands.floor_demo import _export_lines
-from dealer_assist.export.keys import KeyPair
+from dealer_assist.signing_keys import KeyPair
 
 
 @pytest.mark.parametrize("action", ["detect", "calibrate"])

@@ -69,9 +69,9 @@ def test_another_stream_than_the_journals_gets_timestamps(monkeypatch) -> None:
 def test_psycopg_warnings_that_repeat_an_outage_are_not_shown_its_errors_are(out) -> None:
     logging.getLogger("psycopg.pool").warning("error connecting in 'floor': connection is bad")
     logging.getLogger("psycopg").warning("error ignored terminating <psycopg.Pipeline [BAD]>")
-    logging.getLogger("dealer_assist.floor.shipper").warning("central store unreachable")
+    logging.getLogger("dealer_assist.shipping.shipper").warning("central store unreachable")
     logging.getLogger("psycopg").error("a real error")
     lines = out.getvalue().splitlines()
     assert [line.split(" ", 1)[1] for line in lines] == [
-        "WARNING dealer_assist.floor.shipper: central store unreachable",
+        "WARNING dealer_assist.shipping.shipper: central store unreachable",
         "ERROR psycopg: a real error"]

@@ -40,7 +40,7 @@ TITLES = {"by_hour": "Flags by hour, last {0} h", "by_dealer": "Flags by dealer,
 
 
 def translated_words(gettext: Callable[[str], str]) -> dict[str, str]:
-    """`WORDS` in a page's language (`gettext`: web.pages.translator's)."""
+    """`WORDS` in a page's language (`gettext`: accounts.pages.translator's)."""
     return {key: gettext(text) for key, text in WORDS.items()}
 
 

@@ -2,7 +2,7 @@
 
 A module adds its parser with `command(subparsers, name, help, description)` and registers its
 function with `set_defaults(func=...)`; `func(args)` returns the exit status.
-A command that cannot go on raises `CommandFailed`: the CLI prints its message, prefixed with
+A command that cannot go on raises `CommandFailed` (`commands.failed`): the CLI prints its message, prefixed with
 the command's name, on standard error and exits with its status (2 unless said otherwise).
 """
 
@@ -13,6 +13,8 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
+
+from dealer_assist.commands.failed import CommandFailed
 
 #: Traces above this size show a progress bar while they are audited (on a terminal).
 PROGRESS_OVER = 16 << 20
@@ -37,12 +39,6 @@ def invoked_as() -> str:
     if Path(sys.argv[0]).name == "dealer-assist":
         return shlex.quote(sys.argv[0])
     return f"{shlex.quote(sys.executable)} -m dealer_assist.cli"
-
-
-class CommandFailed(Exception):
-    def __init__(self, message: str, status: int = 2) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def audit_trace(trace: str, paytables: Any = None) -> dict[str, Any]:

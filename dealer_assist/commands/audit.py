@@ -9,7 +9,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from dealer_assist.commands import CommandFailed, audit_trace
+from dealer_assist.commands import audit_trace
+from dealer_assist.commands.failed import CommandFailed
 from dealer_assist.config import ConfigError, load_paytables
 
 #: One 8-deck shoe dealt by the rules with an unneeded draw and a missed draw: `--sample`.
@@ -90,6 +91,7 @@ def plot_language(name: str | None, plot: Path | None) -> str:
     """The shipped language --lang names (en when not given); CommandFailed (exit 2) naming
     the shipped languages for another, or when there is no picture to draw."""
     from dealer_assist import i18n
+    from dealer_assist.config import languages
 
     if name is None:
         return i18n.SOURCE
@@ -97,8 +99,8 @@ def plot_language(name: str | None, plot: Path | None) -> str:
         raise CommandFailed(f"--lang {name}: the language of the picture; give --plot "
                             "FILE.svg too (the report printed is English)")
     try:
-        return i18n.language(name)
-    except i18n.UnknownLanguage as e:
+        return languages.language(name)
+    except languages.UnknownLanguage as e:
         raise CommandFailed(f"--lang: {e}") from None
 
 

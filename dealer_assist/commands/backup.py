@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from dealer_assist.commands import CommandFailed, command
+from dealer_assist.commands import command
+from dealer_assist.commands.failed import CommandFailed
 from dealer_assist.store.durable import sync_folder
 from dealer_assist.store.sqlite_log import NotAnEventLog, SqliteEventReader, read_only_uri
 from dealer_assist.store.verify import Verdict, verify_chain

@@ -10,12 +10,12 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tqdm import tqdm
 
-from dealer_assist.commands import CommandFailed
 from dealer_assist.commands.export_options import add_export_options, read_export_options
-from dealer_assist.export.keys import ENV_SIGNING_KEY, public_check
+from dealer_assist.commands.failed import CommandFailed
 from dealer_assist.export.source import plan_range
 from dealer_assist.export.writer import LogTampered, write_export
-from dealer_assist.store.log import DEFAULT_CHECKPOINT_EVERY
+from dealer_assist.logformat import DEFAULT_CHECKPOINT_EVERY
+from dealer_assist.signing_keys import ENV_SIGNING_KEY, public_check
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.signed_checkpoints import check_signed
 from dealer_assist.store.sqlite_log import NotAnEventLog, SqliteEventReader

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from dealer_assist.commands import CommandFailed
+from dealer_assist.commands.failed import CommandFailed
 from dealer_assist.domain.paytable import PayTable
-from dealer_assist.export.keys import ENV_SIGNING_KEY
+from dealer_assist.signing_keys import ENV_SIGNING_KEY
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,8 @@ def add_export_options(parser: argparse.ArgumentParser) -> None:
 def read_export_options(args: argparse.Namespace) -> ExportInputs:
     """The options `add_export_options` added, read and checked; CommandFailed if not."""
     from dealer_assist.config import ConfigError, load_paytables, load_table_config
-    from dealer_assist.export.keys import KeyProblem, load_private_key, signing_key_path
     from dealer_assist.export.source import parse_when
+    from dealer_assist.signing_keys import KeyProblem, load_private_key, signing_key_path
 
     try:
         site = load_table_config(args.config).gaming_day if args.config else None

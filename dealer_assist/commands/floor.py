@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from dealer_assist.commands import CommandFailed, command
+from dealer_assist.commands import command
+from dealer_assist.commands.failed import CommandFailed
 from dealer_assist.commands.floor_dsn import ENV_DSN, add_dsn_options, central_dsn
 
 #: The environment variable naming the floor service's session key file (`serve`).
@@ -207,14 +208,14 @@ def _keeping(args: argparse.Namespace) -> Iterator[Callable[[Any, str, str], boo
 
 
 def run_add_user(args: argparse.Namespace) -> int:
-    from dealer_assist import i18n
+    from dealer_assist.accounts.users import UserError
     from dealer_assist.commands.user import PasswordNotGiven, _password
+    from dealer_assist.config import languages
     from dealer_assist.floor.users import add_user
-    from dealer_assist.store.users import UserError
 
     try:
-        i18n.language(args.language)  # before asking for a password
-    except i18n.UnknownLanguage as e:
+        languages.language(args.language)  # before asking for a password
+    except languages.UnknownLanguage as e:
         raise CommandFailed(str(e)) from None
     try:
         password = _password(args.name, args.password_stdin)
@@ -233,8 +234,8 @@ def run_add_user(args: argparse.Namespace) -> int:
 
 
 def run_user_language(args: argparse.Namespace) -> int:
+    from dealer_assist.accounts.users import UserError
     from dealer_assist.floor.users import set_language
-    from dealer_assist.store.users import UserError
 
     def work(conn: Any) -> int:
         try:
@@ -248,10 +249,10 @@ def run_user_language(args: argparse.Namespace) -> int:
 
 
 def run_table_key(args: argparse.Namespace) -> int:
-    """Pin the table's key ahead of its shipper: the careful way (floor/checkpoints.py).
+    """Pin the table's key ahead of its shipper: the careful way (floor_wire.register_key).
     Registered once; the same key again is harmless, another one is refused."""
-    from dealer_assist.export.keys import KeyProblem, load_public_key
-    from dealer_assist.floor.checkpoints import register_key, registered_key
+    from dealer_assist.floor_wire import register_key, registered_key
+    from dealer_assist.signing_keys import KeyProblem, load_public_key
 
     try:
         key = load_public_key(args.pubkey)
@@ -286,11 +287,11 @@ def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from dealer_assist import bootstrap, logs
+    from dealer_assist.accounts.settings import WebSettings
     from dealer_assist.floor.migrations import MIGRATIONS
     from dealer_assist.floor.roles import service_overreach
     from dealer_assist.floor.web.app import create_floor_app
     from dealer_assist.systemd_notify import Notifier
-    from dealer_assist.web.app import WebSettings
 
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
@@ -349,7 +350,7 @@ def _session_key(args: argparse.Namespace) -> bytes | None:
     missing); None without either (the sessions end when the service stops)."""
     import os
 
-    from dealer_assist.store.sessions import SessionKeyProblem, key_file
+    from dealer_assist.accounts.session import SessionKeyProblem, key_file
 
     path = args.session_key_file or os.environ.get(ENV_SESSION_KEY, "").strip()
     if not path:
@@ -363,21 +364,6 @@ def _session_key(args: argparse.Namespace) -> bytes | None:
 def _web_problem(url: str) -> Callable[[], str | None]:
     """The watchdog's check: the web server answers `/healthz` (the central store may be
     down: the service stays up and says so on its pages)."""
-    import http.client
-    from urllib.parse import urlsplit
+    from dealer_assist.systemd_notify import http_problem
 
-    parts = urlsplit(url)
-
-    def problem() -> str | None:
-        connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1",
-                                                parts.port or 80, timeout=5)
-        try:
-            connection.request("GET", "/healthz")
-            status = connection.getresponse().status
-        except (OSError, http.client.HTTPException) as e:
-            return f"the floor service does not answer at {url}: {e}"
-        finally:
-            connection.close()
-        return None if status == 200 else f"the floor service answers {status} for /healthz"
-
-    return problem
+    return http_problem(url, "/healthz", "the floor service")

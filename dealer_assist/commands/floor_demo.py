@@ -27,7 +27,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from dealer_assist.commands import CommandFailed, command, invoked_as
+from dealer_assist.commands import command, invoked_as
+from dealer_assist.commands.failed import CommandFailed
 from dealer_assist.commands.floor_dsn import ENV_DSN
 
 ENV_SIGNING_KEY = "DEALER_ASSIST_SIGNING_KEY"
@@ -170,7 +171,7 @@ def _export_lines(service_dsn: str, key: Any, var: Path) -> str:
 def _signing_key() -> Any:
     """The floor's key for the demo's exports: $DEALER_ASSIST_SIGNING_KEY's when set, else a
     demo key made once in the user's cache folder (a key never lives in the repository)."""
-    from dealer_assist.export.keys import (
+    from dealer_assist.signing_keys import (
         PUBLIC_NAME,
         KeyPair,
         KeyProblem,
@@ -194,7 +195,7 @@ def _demo_key(name: str) -> Any:
     demo table's log and the central store's record of its key agree from run to run."""
     import platformdirs
 
-    from dealer_assist.export.keys import (
+    from dealer_assist.signing_keys import (
         PRIVATE_NAME,
         PUBLIC_NAME,
         KeyPair,
@@ -319,10 +320,10 @@ class _Table:
                  stop: threading.Event, seed: str | None = None) -> None:
         from dealer_assist.config import load_paytables
         from dealer_assist.domain.house import HouseRules
-        from dealer_assist.export.keys import load_private_key
-        from dealer_assist.floor.shipper import Shipper
         from dealer_assist.services import interruptions
         from dealer_assist.services.live_table import LiveTable
+        from dealer_assist.shipping.shipper import Shipper
+        from dealer_assist.signing_keys import load_private_key
         from dealer_assist.store.sqlite_log import SqliteEventLog
 
         self.table, self.speed, self.stop = table, speed, stop
@@ -349,9 +350,10 @@ class _Table:
         self.thread.start()
 
     def _deal(self) -> None:
+        from dealer_assist.devices.deal.dealing import deal_shoe_detailed
+        from dealer_assist.devices.deal.mistakes import MISTAKES
         from dealer_assist.devices.shoe import step_times
         from dealer_assist.domain.events import trace_time
-        from dealer_assist.services.shoe_deal import MISTAKES, deal_shoe_detailed
 
         rng = random.Random(self.seed)
         shoe = 0

@@ -21,7 +21,7 @@ import stat
 import sys
 from pathlib import Path
 
-from dealer_assist.commands import CommandFailed
+from dealer_assist.commands.failed import CommandFailed
 
 ENV_DSN = "DEALER_ASSIST_FLOOR_DSN"
 WHERE = (f"put the password in a password file (PGPASSFILE or passfile= in the DSN, mode 0600), "

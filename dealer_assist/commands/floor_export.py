@@ -11,8 +11,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-from dealer_assist.commands import CommandFailed, command
+from dealer_assist.commands import command
 from dealer_assist.commands.export_options import add_export_options, read_export_options
+from dealer_assist.commands.failed import CommandFailed
 from dealer_assist.commands.floor_dsn import add_dsn_options, central_dsn
 
 HELP = """\

@@ -6,8 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from dealer_assist.commands import CommandFailed, command
-from dealer_assist.export.keys import (
+from dealer_assist.commands import command
+from dealer_assist.commands.failed import CommandFailed
+from dealer_assist.signing_keys import (
     ENV_SIGNING_KEY,
     PRIVATE_NAME,
     PUBLIC_NAME,

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from dealer_assist.commands import CommandFailed, command, table_log
+from dealer_assist.commands import command, table_log
+from dealer_assist.commands.failed import CommandFailed
 from dealer_assist.commands.log_view import (
     Placed,
     Placing,

@@ -16,8 +16,8 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from dealer_assist.commands import CommandFailed
 from dealer_assist.commands.audit import game_row
+from dealer_assist.commands.failed import CommandFailed
 from dealer_assist.store.chain import RawRecord
 
 

@@ -8,8 +8,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from dealer_assist.commands import CommandFailed, audit_trace, command
+from dealer_assist.commands import audit_trace, command
 from dealer_assist.commands.audit import nothing_to_audit
+from dealer_assist.commands.failed import CommandFailed
 from dealer_assist.config import ConfigError
 from dealer_assist.domain.roads import (
     BigRoadCell,

@@ -7,6 +7,7 @@ import json
 import random
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,9 +15,10 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
+from dealer_assist.devices.deal.dealing import deal_shoe_detailed
+from dealer_assist.devices.deal.mistakes import MISTAKES, DealError, parse_mistake
 from dealer_assist.domain.house import HouseRules, SettingsError
 from dealer_assist.domain.rules import VARIANTS
-from dealer_assist.services.shoe_deal import MISTAKES, DealError, deal_shoe_detailed, parse_mistake
 from hardware.shoe.adapters import AdapterError, adapter_names, create_adapter, gap_event
 from hardware.shoe.emulator import Faults, ShoeEmulator, steps_from_events
 from hardware.shoe.link import HEARTBEAT_TIMEOUT, Received, ShoeLink
@@ -41,30 +43,27 @@ def register(sub: Any) -> None:
                     "whole system runs with no hardware. See docs/shoe.md.")
     shoe.set_defaults(func=lambda args: (shoe.print_help(), 2)[1])
     cmds = shoe.add_subparsers(dest="shoe_command", metavar="COMMAND")
-    _register_decode(cmds)
-    _register_listen(cmds)
-    _register_emulate(cmds)
+    for name, help_text, options, run in _COMMANDS:
+        p = cmds.add_parser(name, help=help_text, description=run.__doc__)
+        options(p)
+        p.set_defaults(func=run)
 
 
 # ---- decode -------------------------------------------------------------------------------
 
 
-def _register_decode(cmds: Any) -> None:
-    p = cmds.add_parser(
-        "decode", help="decode raw bytes captured from a shoe's port",
-        description="Read raw bytes captured from a shoe's port and print one JSON object per "
-                    "line: the decoded events in the trace format (cards, cut cards, and the "
-                    "buttons as the dealer events new_shoe, bets_closed, reveal, end_shoe) and, "
-                    "for every problem, {\"error\": KIND, ...} with KIND one of checksum, "
-                    "malformed, too_long, non_ascii, unknown_type, gap (missing: frames lost), "
-                    "duplicate, noise (bytes). Exit status 0; 2 if the capture cannot be read.")
+def _decode_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("capture", help="capture file of raw bytes, or - for standard input")
     p.add_argument("--adapter", default="reference", choices=adapter_names(),
                    help="the shoe's protocol (default: reference)")
-    p.set_defaults(func=run_decode)
 
 
 def run_decode(args: argparse.Namespace) -> int:
+    """Read raw bytes captured from a shoe's port and print one JSON object per line: the
+    decoded events in the trace format (cards, cut cards, and the buttons as the dealer events
+    new_shoe, bets_closed, reveal, end_shoe) and, for every problem, {"error": KIND, ...} with
+    KIND one of checksum, malformed, too_long, non_ascii, unknown_type, gap (missing: frames
+    lost), duplicate, noise (bytes). Exit status 0; 2 if the capture cannot be read."""
     adapter = create_adapter(args.adapter)
     out = sys.stdout
     try:
@@ -87,15 +86,7 @@ def run_decode(args: argparse.Namespace) -> int:
 # ---- listen -------------------------------------------------------------------------------
 
 
-def _register_listen(cmds: Any) -> None:
-    p = cmds.add_parser(
-        "listen", help="read a live shoe and print its trace events",
-        description="Open the shoe's port by URL (a device path, hwgrep://VID:PID, "
-                    "socket://host:port, loop://) and print trace events (JSON Lines, with ts) as "
-                    "they arrive. A lost frame becomes a gap event. Problems and changes of the "
-                    "link (down after no frame for the heartbeat timeout, up again) go to "
-                    "standard error; link changes are also link_status events. The shoe's "
-                    "NEWSHOE button carries no settings: new_shoe gets them from the options.")
+def _listen_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", help="the shoe's port, e.g. /dev/shoe or socket://127.0.0.1:7000")
     p.add_argument("--adapter", default="reference", choices=adapter_names(),
                    help="the shoe's protocol (default: reference)")
@@ -108,7 +99,6 @@ def _register_listen(cmds: Any) -> None:
     p.add_argument("--exit-on-end-shoe", action="store_true",
                    help="stop after the first end_shoe")
     p.add_argument("--max-seconds", type=float, metavar="S", help="stop after S seconds")
-    p.set_defaults(func=run_listen)
 
 
 def _house_options(p: argparse.ArgumentParser) -> None:
@@ -162,6 +152,11 @@ class _Printer:
 
 
 def run_listen(args: argparse.Namespace) -> int:
+    """Open the shoe's port by URL (a device path, hwgrep://VID:PID, socket://host:port,
+    loop://) and print trace events (JSON Lines, with ts) as they arrive. A lost frame becomes
+    a gap event. Problems and changes of the link (down after no frame for the heartbeat
+    timeout, up again) go to standard error; link changes are also link_status events. The
+    shoe's NEWSHOE button carries no settings: new_shoe gets them from the options."""
     try:
         house = _house(args)
     except SettingsError as e:
@@ -186,14 +181,7 @@ def run_listen(args: argparse.Namespace) -> int:
 # ---- emulate ------------------------------------------------------------------------------
 
 
-def _register_emulate(cmds: Any) -> None:
-    p = cmds.add_parser(
-        "emulate", help="a shoe with no hardware: deal a shoe over a pty or TCP",
-        description="Open a pseudo-terminal (its path is printed first on standard output; "
-                    "--link keeps a fixed symlink to it) or a TCP server (--tcp), wait for a "
-                    "reader, and play a freshly shuffled shoe dealt by the rules, or a trace "
-                    "file, as the reference protocol's frames. Faults and dealer mistakes can be "
-                    "injected. What was dealt can be written as a trace (--record-trace).")
+def _emulate_options(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--link", type=Path, metavar="PATH",
                        help="pty: keep PATH a symlink to the pty (it changes on a reconnect)")
@@ -221,7 +209,6 @@ def _register_emulate(cmds: Any) -> None:
                    help="after the shoe, heartbeat S seconds then exit (default: until Ctrl-C)")
     p.add_argument("--record-trace", type=Path, metavar="FILE",
                    help="write what the shoe deals as a trace (with the shoe's settings)")
-    p.set_defaults(func=run_emulate)
 
 
 def _events_to_play(args: argparse.Namespace, rng: random.Random) -> list[dict[str, Any]]:
@@ -255,6 +242,11 @@ def _faults(args: argparse.Namespace) -> Faults:
 
 
 def run_emulate(args: argparse.Namespace) -> int:
+    """Open a pseudo-terminal (its path is printed first on standard output; --link keeps a
+    fixed symlink to it) or a TCP server (--tcp), wait for a reader, and play a freshly
+    shuffled shoe dealt by the rules, or a trace file, as the reference protocol's frames.
+    Faults and dealer mistakes can be injected. What was dealt can be written as a trace
+    (--record-trace)."""
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     try:
         faults = _faults(args)
@@ -296,3 +288,14 @@ def run_emulate(args: argparse.Namespace) -> int:
         transport.close()
     _say("done: " + _dumps(asdict(tally)))
     return 0
+
+
+#: The shoe's commands: name, one line of help, their options, and what runs them (whose
+#: docstring is the command's description in `--help`).
+_COMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None],
+                       Callable[[argparse.Namespace], int]], ...] = (
+    ("decode", "decode raw bytes captured from a shoe's port", _decode_options, run_decode),
+    ("listen", "read a live shoe and print its trace events", _listen_options, run_listen),
+    ("emulate", "a shoe with no hardware: deal a shoe over a pty or TCP", _emulate_options,
+     run_emulate),
+)

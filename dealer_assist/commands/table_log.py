@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from dealer_assist.commands import CommandFailed
+from dealer_assist.commands.failed import CommandFailed
 from dealer_assist.store.chain import RawRecord
 from dealer_assist.store.sqlite_log import NotAnEventLog, SqliteEventReader
 

@@ -10,13 +10,12 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from dealer_assist import i18n
+from dealer_assist.accounts.users import MIN_PASSWORD_LENGTH, UserError
 from dealer_assist.commands import command
+from dealer_assist.config import languages
 from dealer_assist.store.users import (
-    MIN_PASSWORD_LENGTH,
     ROLES,
     User,
-    UserError,
     UserStore,
 )
 
@@ -133,8 +132,8 @@ def _line(user: User) -> str:
 
 def _known_language(name: str) -> None:
     try:
-        i18n.language(name)
-    except i18n.UnknownLanguage as e:
+        languages.language(name)
+    except languages.UnknownLanguage as e:
         raise UserError(str(e)) from None
 
 

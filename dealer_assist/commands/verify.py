@@ -14,9 +14,8 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from tqdm import tqdm
 
-from dealer_assist.commands import CommandFailed
+from dealer_assist.commands.failed import CommandFailed
 from dealer_assist.export.floor_verifier import FLOOR_FORMAT
-from dealer_assist.export.keys import KeyProblem, fingerprint, load_public_key
 from dealer_assist.export.manifest import EVENTS, MANIFEST
 from dealer_assist.export.verifier import (
     NotAFloorExport,
@@ -24,6 +23,7 @@ from dealer_assist.export.verifier import (
     Verification,
     verify_export,
 )
+from dealer_assist.signing_keys import KeyProblem, fingerprint, load_public_key
 
 HELP = """\
 Check a regulator export (a zip written by `dealer-assist export`) with the casino's public

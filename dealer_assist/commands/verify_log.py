@@ -9,8 +9,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from dealer_assist.export.keys import KeyProblem, load_public_key, public_check
-from dealer_assist.store.log import DEFAULT_CHECKPOINT_EVERY
+from dealer_assist.logformat import DEFAULT_CHECKPOINT_EVERY
+from dealer_assist.signing_keys import KeyProblem, load_public_key, public_check
 from dealer_assist.store.signed_checkpoints import check_signed
 from dealer_assist.store.sqlite_log import NotAnEventLog, SqliteEventReader
 from dealer_assist.store.verify import Verdict, verify_chain

@@ -11,7 +11,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from dealer_assist.commands import CommandFailed
+from dealer_assist.commands.failed import CommandFailed
 from hardware.camera.feed import CameraFeed, run_feed
 from hardware.camera.recognize import ModelMissing, Recognizer, Settings, Sighting
 from hardware.camera.source import FrameSource, SourceError

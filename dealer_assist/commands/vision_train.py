@@ -1,24 +1,29 @@
 """`dealer-assist vision train`: train the camera's networks anew (needs the `[train]` extra).
 
-`dealer-assist vision` adds this action with `register_train(vision_subparsers)`; PyTorch is
-imported only when the command runs, so the CLI works without it.
+`dealer-assist vision` adds this action with `register_train(vision_subparsers)`. The training
+code is the checkout's top-level `training` package, which the wheel does not carry: it is
+imported by name (`importlib`) only when the command runs, so the CLI works without it (and
+without PyTorch), and the import contracts see no import of `training` from `dealer_assist`.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from dealer_assist.commands import CommandFailed, command
+from dealer_assist.commands import command
+from dealer_assist.commands.failed import CommandFailed
 
 DEFAULT_OUT = Path("var/vision-model")
-DEFAULT_MINUTES = 100.0  # keep in step with hardware.camera.learn.train.DEFAULT_MINUTES
+DEFAULT_MINUTES = 100.0  # keep in step with training.fit.full.DEFAULT_MINUTES
 READER_ONLY_MINUTES = 20.0  # --reader-only's budget unless --minutes says otherwise
 CARD_ONLY_MINUTES = 10.0  # --card-only's budget for its steps, after its crops are drawn
-CARD_POOL = 40_000  # keep in step with hardware.camera.learn.whole.POOL
+CARD_POOL = 40_000  # keep in step with training.fit.card_reader.POOL
 
 HELP = f"""\
 Train the overhead camera's three networks on randomised synthetic pictures and write
@@ -164,11 +169,8 @@ def register_train(vision_subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _train(args: argparse.Namespace) -> int:
-    try:
-        from hardware.camera.learn.report import SHIPPED_MODEL
-        from hardware.camera.learn.train import Plan, train
-    except ImportError as e:
-        raise _no_torch(e) from None
+    full = _training("fit.full")
+    shipped_model = _training("report.figures").SHIPPED_MODEL
     for name in ("minutes", "threads", "steps", "finder_steps", "reader_steps", "card_pool"):
         value = getattr(args, name)
         if value is not None and value <= 0:
@@ -202,20 +204,20 @@ def _train(args: argparse.Namespace) -> int:
         return _fine_tune(args, designs)
     if args.reader_widths and not args.new_reader:
         raise CommandFailed("--reader-widths goes with --new-reader")
-    plan = Plan(out=args.out, seed=args.seed, minutes=args.minutes,
-                finder_steps=args.finder_steps or args.steps,
-                reader_steps=args.reader_steps or args.steps, designs=designs,
-                faces=args.faces, threads=args.threads, workers=args.workers,
-                dense_fans=args.dense_fans or 0.0, card_pool=args.card_pool,
-                card_steps=args.steps, progress=not args.quiet,
-                log=lambda line: print(line, file=sys.stderr))
+    plan = full.Plan(out=args.out, seed=args.seed, minutes=args.minutes,
+                     finder_steps=args.finder_steps or args.steps,
+                     reader_steps=args.reader_steps or args.steps, designs=designs,
+                     faces=args.faces, threads=args.threads, workers=args.workers,
+                     dense_fans=args.dense_fans or 0.0, card_pool=args.card_pool,
+                     card_steps=args.steps, progress=not args.quiet,
+                     log=lambda line: print(line, file=sys.stderr))
     if args.new_reader:
-        plan.finder_from = args.base or SHIPPED_MODEL
+        plan.finder_from = args.base or shipped_model
         if args.reader_widths:
             plan.reader_channels = _widths(args.reader_widths)
     if args.new_finder:
-        plan.reader_from = args.base or SHIPPED_MODEL
-    report = _run(train, plan, args.out)
+        plan.reader_from = args.base or shipped_model
+    report = _run(full.train, plan, args.out)
     reader = (f"the reader kept from {plan.reader_from}" if args.new_finder
               else f"reader accuracy {report['reader_scores']['accuracy']:.1%}")
     if args.new_reader:
@@ -238,6 +240,33 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+NO_CHECKOUT = ("vision train runs from a checkout of the repository: the training code "
+               "(its training/ folder) is not in the installed package. In the checkout: "
+               "pip install -e '.[train]', then run dealer-assist vision train there")
+
+
+def _training(module: str) -> ModuleType:
+    """`training.<module>`: found where Python finds it (a checkout's folder on the path), else
+    in the checkout this `dealer_assist` runs from (an editable install's), else a clear
+    refusal; a missing PyTorch (the `[train]` extra) is one too."""
+    name = f"training.{module}"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name is None or e.name.split(".")[0] != "training":
+            raise _no_torch(e) from None
+    except ImportError as e:
+        raise _no_torch(e) from None
+    checkout = Path(__file__).resolve().parents[2]
+    if not (checkout / "training" / "__init__.py").is_file():
+        raise CommandFailed(NO_CHECKOUT)
+    sys.path.append(str(checkout))
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        raise _no_torch(e) from None
+
+
 def _no_torch(e: ImportError) -> CommandFailed:
     return CommandFailed(f"training needs PyTorch ({e.name} is missing): "
                          "pip install -e '.[train]'")
@@ -246,11 +275,10 @@ def _no_torch(e: ImportError) -> CommandFailed:
 def _run(step: Callable[[Any], dict[str, Any]], plan: Any, out: Path) -> dict[str, Any]:
     """A training step's report; its refusals, and a model folder it cannot write, as the
     command's clear error."""
-    from hardware.camera.learn.fit import TrainError
-
+    train_error = _training("fit.loop").TrainError
     try:
         return step(plan)
-    except TrainError as e:
+    except train_error as e:
         raise CommandFailed(str(e)) from None
     except OSError as e:
         raise CommandFailed(f"cannot write the model into {out}: {e.strerror}") from None
@@ -296,20 +324,17 @@ def _fine_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
                             "--reader-only needs --photos DIR")
     if args.faces is not None or args.finder_steps is not None:
         raise CommandFailed("--reader-only trains the reader alone: no --faces, --finder-steps")
-    try:
-        from hardware.camera.learn.finetune import FineTune, fine_tune
-    except ImportError as e:
-        raise _no_torch(e) from None
+    reader_tune = _training("fit.reader_tune")
 
     take = photo_names(args.take) if args.take else None
     minutes = args.minutes if args.minutes != DEFAULT_MINUTES else READER_ONLY_MINUTES
-    plan = FineTune(photos=args.photos, take=take, out=args.out, base=args.base,
-                    seed=args.seed, minutes=minutes, steps=args.reader_steps or args.steps,
-                    designs=designs, fans=args.dense_fans or 0.0,
-                    blend=1.0 if args.blend is None else args.blend, threads=args.threads,
-                    workers=args.workers, progress=not args.quiet,
-                    log=lambda line: print(line, file=sys.stderr))
-    report = _run(fine_tune, plan, args.out)["reader_fine_tune"]
+    plan = reader_tune.FineTune(
+        photos=args.photos, take=take, out=args.out, base=args.base, seed=args.seed,
+        minutes=minutes, steps=args.reader_steps or args.steps, designs=designs,
+        fans=args.dense_fans or 0.0, blend=1.0 if args.blend is None else args.blend,
+        threads=args.threads, workers=args.workers, progress=not args.quiet,
+        log=lambda line: print(line, file=sys.stderr))
+    report = _run(reader_tune.fine_tune, plan, args.out)["reader_fine_tune"]
     before, after = report["before"], report["after"]
     print(f"wrote {args.out}/index.onnx (fine-tuned), corners.onnx, report.json in "
           f"{report['wall_seconds'] / 60:.1f} min; {report['labelled_cards']} cards of "
@@ -325,17 +350,15 @@ def _finder_tune(args: argparse.Namespace, designs: list[str] | None) -> int:
             or args.faces is not None or args.reader_steps is not None:
         raise CommandFailed("--finder-only trains the finder alone: no --reader-only, "
                             "--new-reader, --new-finder, --photos, --take, --faces, --reader-steps")
-    try:
-        from hardware.camera.learn.finder_tune import FinderTune, finder_tune
-    except ImportError as e:
-        raise _no_torch(e) from None
+    finder_tune = _training("fit.finder_tune")
     minutes = args.minutes if args.minutes != DEFAULT_MINUTES else READER_ONLY_MINUTES
-    plan = FinderTune(out=args.out, base=args.base, seed=args.seed, minutes=minutes,
-                      steps=args.finder_steps or args.steps,
-                      dense_fans=0.5 if args.dense_fans is None else args.dense_fans,
-                      designs=designs, threads=args.threads, workers=args.workers,
-                      progress=not args.quiet, log=lambda line: print(line, file=sys.stderr))
-    report = _run(finder_tune, plan, args.out)["finder_fine_tune"]
+    plan = finder_tune.FinderTune(
+        out=args.out, base=args.base, seed=args.seed, minutes=minutes,
+        steps=args.finder_steps or args.steps,
+        dense_fans=0.5 if args.dense_fans is None else args.dense_fans, designs=designs,
+        threads=args.threads, workers=args.workers, progress=not args.quiet,
+        log=lambda line: print(line, file=sys.stderr))
+    report = _run(finder_tune.finder_tune, plan, args.out)["finder_fine_tune"]
     before, after = report["before"]["index"], report["after"]["index"]
     print(f"wrote {args.out}/corners.onnx (fine-tuned), index.onnx, report.json in "
           f"{report['wall_seconds'] / 60:.1f} min; finder on {report['scored_on']}: recall "
@@ -353,16 +376,13 @@ def _card_only(args: argparse.Namespace, designs: list[str] | None) -> int:
                             "--finder-only, --new-reader, --new-finder, --photos, --take, "
                             "--faces, --finder-steps, --reader-steps, --dense-fans, "
                             "--reader-widths")
-    try:
-        from hardware.camera.learn.whole import CardTrain, train_card_reader
-    except ImportError as e:
-        raise _no_torch(e) from None
+    card_reader = _training("fit.card_reader")
     minutes = args.minutes if args.minutes != DEFAULT_MINUTES else CARD_ONLY_MINUTES
-    plan = CardTrain(out=args.out, base=args.base, seed=args.seed, minutes=minutes,
-                     steps=args.steps, pool=args.card_pool, designs=designs,
-                     threads=args.threads, workers=args.workers, progress=not args.quiet,
-                     log=lambda line: print(line, file=sys.stderr))
-    report = _run(train_card_reader, plan, args.out)["card_reader"]
+    plan = card_reader.CardTrain(
+        out=args.out, base=args.base, seed=args.seed, minutes=minutes, steps=args.steps,
+        pool=args.card_pool, designs=designs, threads=args.threads, workers=args.workers,
+        progress=not args.quiet, log=lambda line: print(line, file=sys.stderr))
+    report = _run(card_reader.train_card_reader, plan, args.out)["card_reader"]
     scores = report["scores"]
     print(f"wrote {args.out}/card.onnx, corners.onnx, index.onnx (copied), report.json in "
           f"{report['wall_seconds'] / 60:.1f} min; card reader on {report['scored_on']}: "

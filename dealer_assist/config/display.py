@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dealer_assist.config.files import ConfigError, check_keys
-from dealer_assist.i18n import LANGUAGES, UnknownLanguage, language
+from dealer_assist.config.languages import UnknownLanguage, language
 
 LAYOUTS = ("landscape", "portrait")
 #: A board shows at most this many languages at once.
@@ -53,4 +53,4 @@ def display_config(raw: Any, path: Path) -> DisplayConfig:
     return DisplayConfig(languages, layout)
 
 
-__all__ = ["LANGUAGES", "LAYOUTS", "DisplayConfig", "display_config"]
+__all__ = ["LAYOUTS", "MOST_LANGUAGES", "DisplayConfig", "display_config"]

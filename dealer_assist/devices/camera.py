@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from dealer_assist.config import CameraConfig
-from dealer_assist.services.live_table import LiveTable, Refused
+from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.refusals import Refused
 from hardware.camera.feed import CameraFeed, run_feed
 from hardware.camera.recognize import Recognizer
 from hardware.camera.source import FrameSource, SourceError

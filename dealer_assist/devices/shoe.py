@@ -3,7 +3,7 @@
 `ShoeFeed` reads the shoe's port (a real shoe by URL, or the built-in shoe's pseudo-terminal)
 and hands every event to the live table; when the link goes down while a shoe is open, the
 table logs the system's `interrupted` (`shoe_link_lost`, services/interruptions.py).
-`BuiltInShoe` deals shoe after shoe (`services.shoe_deal`) and plays each as the frames a real
+`BuiltInShoe` deals shoe after shoe (`devices.deal`) and plays each as the frames a real
 shoe sends, paced by the deal's own `PACE`: every dealt step becomes its frame, and the
 dealer's REVEAL press follows the steps the deal marks as a squeeze (with no camera, that is
 how the display learns the cards are open).
@@ -20,17 +20,13 @@ import time
 from collections.abc import Callable
 
 from dealer_assist.config import ShoeConfig
+from dealer_assist.devices.deal.dealing import DealtShoe, deal_shoe_detailed
+from dealer_assist.devices.deal.mistakes import DealError
+from dealer_assist.devices.deal.pace import PACE, SHUFFLE, SQUEEZE
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.services.interruptions import SHOE_LINK_LOST
-from dealer_assist.services.live_table import LiveTable, Refused
-from dealer_assist.services.shoe_deal import (
-    PACE,
-    SHUFFLE,
-    SQUEEZE,
-    DealError,
-    DealtShoe,
-    deal_shoe_detailed,
-)
+from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.refusals import Refused
 from hardware.shoe.adapters import gap_event
 from hardware.shoe.adapters.reference import message_for
 from hardware.shoe.emulator import ShoeEmulator, Step

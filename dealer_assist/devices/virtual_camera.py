@@ -14,7 +14,7 @@ What lies where, at speed 1 (the built-in shoe's `step_times`; at another speed,
   leaves the shoe, and turns face up at the dealer's next REVEAL press;
 - a game's cards are collected into the discard rack `SHOW_S` after the game's last card and
   its reveal, or just before the next thing out of the shoe or the next bets close;
-- the camera mistakes of the deal (`shoe_deal.CAMERA_MISTAKES`): in a `wrong_box` game the
+- the camera mistakes of the deal (`deal.mistakes.CAMERA_MISTAKES`): in a `wrong_box` game the
   second Player and second Banker cards swap boxes; in an `exposed_card` game the card dealt
   before the bets close lies face up.
 
@@ -33,15 +33,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from dealer_assist.devices.deal.dealing import DealtGame, DealtShoe
+from dealer_assist.devices.deal.pace import BETWEEN_GAMES, BURN_CARD, END_SHOE, GAME_CARD
 from dealer_assist.devices.shoe import step_times
-from dealer_assist.services.shoe_deal import (
-    BETWEEN_GAMES,
-    BURN_CARD,
-    END_SHOE,
-    GAME_CARD,
-    DealtGame,
-    DealtShoe,
-)
 from hardware.camera.virtual import Lying, OverheadRenderer
 from hardware.camera.zones import Zones
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from dealer_assist.domain.game import Game
+from dealer_assist.domain.phases import BETWEEN, BURN, DEALING, NO_SHOE
 from dealer_assist.domain.rules import hand_total
-from dealer_assist.domain.table import BETWEEN, BURN, DEALING, NO_SHOE, TableMachine
+from dealer_assist.domain.table import TableMachine
 
 ORDINAL = {"1": "first", "2": "second", "3": "third"}
 SIDE = {"P": "Player", "B": "Banker"}

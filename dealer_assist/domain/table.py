@@ -19,6 +19,13 @@ MISSING_DRAW; a card of the same shoe means the game simply continued.
 `TRANSITIONS` is the whole table: (phase, event type) -> handler. A pair that is not there
 is an event that means nothing in that phase; it is kept in `problems` and changes nothing.
 The machine is deterministic: replaying the same events rebuilds the same state.
+
+A handler is the machine's own method (`on_*`: shoes, bets, games, and a card into a hand, the
+hot path of every audit) or, where a seam has a module of its own, a function of that module
+that takes the machine as a method takes `self`: the burn, cards between games and the flags
+any card raises (domain/shoe_cards.py), camera sightings (domain/camera_sightings.py) and
+supervisors' decisions (domain/rulings.py). They raise flags and report what happened
+through the machine's `flag`, `emit` and `problem`. The phases are named in domain/phases.py.
 """
 
 from __future__ import annotations
@@ -26,15 +33,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from dealer_assist.domain.cards import burn_value
+from dealer_assist.domain import camera_sightings, rulings, shoe_cards
 from dealer_assist.domain.events import (
     BetsClosed,
     CardDealt,
-    CardLost,
-    CardSeen,
     CardsRevealed,
     CutCardOut,
-    DecisionMade,
     Event,
     FramesLost,
     Interrupted,
@@ -45,11 +49,9 @@ from dealer_assist.domain.events import (
 )
 from dealer_assist.domain.flags import Flag
 from dealer_assist.domain.game import UNREADABLE, Game
-from dealer_assist.domain.rules import POSITION_OF_ZONE
+from dealer_assist.domain.phases import ANY, BETWEEN, BURN, DEALING, NO_SHOE
 from dealer_assist.domain.shoe import Shoe
-
-NO_SHOE, BURN, DEALING, BETWEEN = "no_shoe", "burn", "dealing", "between"
-ANY = "*"
+from dealer_assist.domain.shoe_cards import card_flags, count_over
 
 
 class Happened(NamedTuple):
@@ -101,23 +103,26 @@ class TableMachine:
         self._ts = event.ts
         handler = self._handlers.get(event.TYPE)
         if handler is None:
-            self._problem(f"{event.TYPE} with no shoe on the table" if self.phase == NO_SHOE
-                          else f"{event.TYPE} means nothing during {self.phase}")
+            self.problem(f"{event.TYPE} with no shoe on the table" if self.phase == NO_SHOE
+                         else f"{event.TYPE} means nothing during {self.phase}")
         else:
             handler(self, event)
         self.events_applied += 1
         return out
 
-    # -- helpers ----------------------------------------------------------------------------
-    def _emit(self, kind: str, game: int | None, data: Any = None) -> None:
+    # -- what the handlers call, here and in the seams' modules -----------------------------
+    def emit(self, kind: str, game: int | None, data: Any = None) -> None:
+        """Report what happened (`Happened`), when the machine records."""
         if self.record:
             self._out.append(Happened(kind, self.shoe.shoe_id if self.shoe else None, game, data))
 
-    def _problem(self, message: str) -> None:
+    def problem(self, message: str) -> None:
+        """An event that means nothing where it came: kept in `problems`, reported ignored."""
         self.problems.append((self.events_applied, message))
-        self._emit("ignored", None, message)
+        self.emit("ignored", None, message)
 
-    def _flag(self, game: Game | None, code: str, detail: str, once: bool = False) -> None:
+    def flag(self, game: Game | None, code: str, detail: str, once: bool = False) -> None:
+        """Raise `code` on `game` (None: on the shoe); with `once`, not again (see Game.flag)."""
         flag = Flag.of(code, detail)
         if game is None:
             assert self.shoe is not None
@@ -126,23 +131,10 @@ class TableMachine:
             self.shoe.flags.append(flag)
         elif not game.flag(flag, once):
             return
-        self._emit("flag_raised", game.number if game else None, flag)
+        self.emit("flag_raised", game.number if game else None, flag)
 
-    def _count(self, code: str, game: Game | None) -> None:
-        shoe = self.shoe
-        assert shoe is not None
-        if code == UNREADABLE:
-            return
-        n = shoe.counts.get(code, 0) + 1
-        shoe.counts[code] = n
-        if n > shoe.house.decks:
-            self._count_over(code, game, n)
-
-    def _count_over(self, code: str, game: Game | None, n: int) -> None:
-        decks = self.shoe.house.decks  # type: ignore[union-attr]
-        self._flag(game, "FOREIGN_CARD", f"{code} is copy {n} from a shoe of {decks} deck(s)")
-
-    def _new_game(self) -> Game:
+    def new_game(self) -> Game:
+        """The shoe's next game, flagged if it comes after the last game."""
         shoe = self.shoe
         assert shoe is not None
         n = len(shoe.games) + 1
@@ -157,15 +149,15 @@ class TableMachine:
             if n == last:
                 self._mark_last(game)
             elif n > last:
-                self._flag(game, "DEAL_AFTER_LAST_GAME",
-                           f"game {n} dealt after the last game ({last})" if last
-                           else f"game {n} dealt after the yellow card ended the shoe")
+                self.flag(game, "DEAL_AFTER_LAST_GAME",
+                          f"game {n} dealt after the last game ({last})" if last
+                          else f"game {n} dealt after the yellow card ended the shoe")
         return game
 
     def _mark_last(self, game: Game) -> None:
         if not game.last_game:
             game.last_game = True
-            self._flag(game, "LAST_GAME", f"game {game.number} is the last game of the shoe")
+            self.flag(game, "LAST_GAME", f"game {game.number} is the last game of the shoe")
 
     def _set_last(self, number: int, why: str) -> None:
         shoe = self.shoe
@@ -177,30 +169,31 @@ class TableMachine:
             if game.number == number:
                 self._mark_last(game)
             else:
-                self._flag(game, "DEAL_AFTER_LAST_GAME",
-                           f"game {game.number} dealt after the last game ({number}): {why}")
+                self.flag(game, "DEAL_AFTER_LAST_GAME",
+                          f"game {game.number} dealt after the last game ({number}): {why}")
 
     def _start_game(self) -> None:
         """The next game's bets closed: it starts (or carries on with its early-dealt cards)."""
         shoe = self.shoe
         assert shoe is not None
         previous = shoe.current
-        game = shoe.early or self._new_game()
+        game = shoe.early or self.new_game()
         shoe.early = None
         game.bets_closed = True
         game.started_ts = self._ts
         shoe.current = game
-        self._emit("game_started", game.number)
+        self.emit("game_started", game.number)
         if shoe.house.burn_after_each_game and previous is not None and previous.between_cards == 0:
-            self._flag(game, "BURN_MISSING",
-                       f"no card was burned between game {previous.number} and game {game.number}")
+            self.flag(game, "BURN_MISSING",
+                      f"no card was burned between game {previous.number} and game {game.number}")
         self.phase = DEALING
         if game.complete:
-            self._complete(game)
+            self.complete(game)
 
-    def _complete(self, game: Game) -> None:
+    def complete(self, game: Game) -> None:
+        """`game`'s hand is complete: a held close starts the next game, else BETWEEN."""
         game.ended_ts = self._ts
-        self._emit("game_completed", game.number)
+        self.emit("game_completed", game.number)
         shoe = self.shoe
         assert shoe is not None
         if shoe.held:
@@ -209,7 +202,7 @@ class TableMachine:
         else:
             self.phase = BETWEEN
             if shoe.finished:
-                self._emit("shoe_finished", None)
+                self.emit("shoe_finished", None)
 
     def _end_shoe(self) -> None:
         shoe = self.shoe
@@ -218,31 +211,18 @@ class TableMachine:
         stopped = shoe.interrupted
         if self.phase == DEALING and game is not None and stopped is not None \
                 and stopped[:2] == (game.number, len(game.cards)):
-            self._flag(game, "INTERRUPTED",
-                       f"game {game.number} was interrupted ({stopped[2]}) and did not continue")
+            self.flag(game, "INTERRUPTED",
+                      f"game {game.number} was interrupted ({stopped[2]}) and did not continue")
         elif self.phase == DEALING and game is not None and game.expect_sure:
-            self._flag(game, "MISSING_DRAW",
-                       f"the shoe ended while game {game.number} still needed {game.expect}")
+            self.flag(game, "MISSING_DRAW",
+                      f"the shoe ended while game {game.number} still needed {game.expect}")
         if not shoe.finished:
             shoe.ended = True
-            self._emit("shoe_finished", None)
+            self.emit("shoe_finished", None)
         shoe.ended = True
         shoe.ended_ts = self._ts
         shoe.held = 0
         self.phase = NO_SHOE
-
-    def _games_on_layout(self) -> list[Game]:
-        """Games whose cards may lie on the layout: being dealt, just completed, dealt early."""
-        shoe = self.shoe
-        assert shoe is not None
-        games = []
-        if shoe.current is not None:
-            games.append(shoe.current)
-            if self.phase == DEALING and shoe.current.number > 1:
-                games.append(shoe.games[shoe.current.number - 2])
-        if shoe.early is not None:
-            games.append(shoe.early)
-        return games
 
     # -- handlers ---------------------------------------------------------------------------
     def on_new_shoe(self, e: ShoeLoaded) -> None:
@@ -251,26 +231,10 @@ class TableMachine:
         self.shoe = Shoe(e.shoe_id or f"shoe-{len(self.shoes) + 1}", e.house, e.ts)
         self.shoes.append(self.shoe)
         self.phase = BURN
-        self._emit("shoe_started", None, e.house)
+        self.emit("shoe_started", None, e.house)
 
     def on_end_shoe(self, e: ShoeEnded) -> None:
         self._end_shoe()
-
-    def on_burn_card(self, e: CardDealt | UnreadableDealt) -> None:
-        shoe = self.shoe
-        assert shoe is not None
-        code = e.card if isinstance(e, CardDealt) else UNREADABLE
-        shoe.burn.append(code)
-        self._emit("card_placed", None, ("burn", code))
-        self._count(code, None)
-        if len(shoe.burn) == 1:
-            if code == UNREADABLE:
-                self._flag(None, "UNREADABLE_CARD", "the burn's face-up card could not be read")
-            else:
-                shoe.burn_required = 1 + burn_value(code, shoe.house.ace_burns)
-        elif shoe.burn_required is not None and len(shoe.burn) > shoe.burn_required:
-            self._flag(None, "BURN_EXCESS",
-                       f"the burn needs {shoe.burn_required} cards; more came out", once=True)
 
     def on_deal_card(self, e: CardDealt | UnreadableDealt) -> None:
         # The hot path of every audit: kept flat on purpose.
@@ -280,51 +244,16 @@ class TableMachine:
         code = e.card if e.TYPE == "card" else UNREADABLE  # type: ignore[union-attr]
         pos = game.place(code)
         if self.record:
-            self._emit("card_placed", game.number, (pos, code))
+            self.emit("card_placed", game.number, (pos, code))
         if code == UNREADABLE or e.multi:
-            self._card_flags(e, game, code, pos)
+            card_flags(self, e, game, code, pos)
         else:
             counts = shoe.counts  # type: ignore[union-attr]
             n = counts[code] = counts.get(code, 0) + 1
             if n > shoe.house.decks:  # type: ignore[union-attr]
-                self._count_over(code, game, n)
+                count_over(self, code, game, n)
         if game.expect is None:
-            self._complete(game)
-
-    def _card_flags(self, e: CardDealt | UnreadableDealt, game: Game, code: str, where: str) -> None:
-        if code == UNREADABLE:
-            self._flag(game, "UNREADABLE_CARD", f"the card at {where} could not be read")
-        elif e.multi:
-            self._flag(game, "MULTI_PULL", f"{code} ({where}) came out together with the card before it")
-        self._count(code, game if where not in ("burn", "set_aside") else None)
-
-    def on_between_card(self, e: CardDealt | UnreadableDealt) -> None:
-        shoe = self.shoe
-        assert shoe is not None and shoe.current is not None
-        previous = shoe.current
-        code = e.card if isinstance(e, CardDealt) else UNREADABLE
-        previous.between_cards += 1
-        surplus = previous.between_cards - (1 if shoe.house.burn_after_each_game else 0)
-        if surplus <= 0:
-            self._emit("card_placed", previous.number, ("burn", code))
-            self._card_flags(e, previous, code, "burn")
-            return
-        if surplus == 1 or (shoe.early is not None and shoe.early.complete):
-            target = shoe.early if surplus > 1 else previous
-            assert target is not None
-            target.set_aside.append(code)
-            self._emit("card_placed", target.number, ("set_aside", code))
-            self._flag(target, "UNNEEDED_DRAW",
-                       f"{code} came out after game {target.number} was complete; set aside", once=True)
-            self._card_flags(e, target, code, "set_aside")
-            return
-        game = shoe.early
-        if game is None:
-            game = shoe.early = self._new_game()
-            self._flag(game, "EARLY_DEAL", f"game {game.number} received cards before its bets closed")
-        pos = game.place(code)
-        self._emit("card_placed", game.number, (pos, code))
-        self._card_flags(e, game, code, pos)
+            self.complete(game)
 
     def on_first_bets_closed(self, e: BetsClosed) -> None:
         shoe = self.shoe
@@ -332,8 +261,8 @@ class TableMachine:
         required = shoe.burn_required
         if required is None or len(shoe.burn) < required:
             needed = "an unknown number of" if required is None and shoe.burn else str(required or "a")
-            self._flag(None, "BURN_SHORT",
-                       f"game 1 started after {len(shoe.burn)} burn card(s); the burn needs {needed}")
+            self.flag(None, "BURN_SHORT",
+                      f"game 1 started after {len(shoe.burn)} burn card(s); the burn needs {needed}")
             shoe.void_from = 1
         self._start_game()
 
@@ -342,8 +271,8 @@ class TableMachine:
         game = shoe.current  # type: ignore[union-attr]
         assert shoe is not None and game is not None
         if game.expect_sure:
-            self._flag(game, "MISSING_DRAW",
-                       f"bets closed for the next game while game {game.number} still needed {game.expect}")
+            self.flag(game, "MISSING_DRAW",
+                      f"bets closed for the next game while game {game.number} still needed {game.expect}")
             shoe.held += 1
         else:
             self._start_game()
@@ -362,7 +291,7 @@ class TableMachine:
         else:
             self._set_last(played, "the yellow card came out between games")
         if shoe.finished and self.phase != DEALING:
-            self._emit("shoe_finished", None)
+            self.emit("shoe_finished", None)
 
     def on_gap(self, e: FramesLost) -> None:
         shoe = self.shoe
@@ -370,7 +299,7 @@ class TableMachine:
         missing = "an unknown number of" if e.missing is None else str(e.missing)
         game = None if self.phase == BURN else shoe.current
         where = f"game {game.number}" if game else "the new-shoe burn"
-        self._flag(game, "DATA_GAP", f"{missing} frame(s) from the shoe lost during {where}")
+        self.flag(game, "DATA_GAP", f"{missing} frame(s) from the shoe lost during {where}")
 
     def on_reveal(self, e: CardsRevealed) -> None:
         game = self.shoe.current if self.shoe else None
@@ -378,77 +307,7 @@ class TableMachine:
             return
         side = {"player": "P", "banker": "B"}.get(e.side or "", "")
         game.reveal(p for p, _ in game.cards if p.startswith(side))
-        self._emit("card_placed", game.number, ("revealed", e.side or "all"))
-
-    def on_card_seen(self, e: CardSeen) -> None:
-        if e.zone == "discard" or self.phase == BURN or e.card is None:
-            return
-        pos = POSITION_OF_ZONE[e.zone]
-        games = self._games_on_layout()
-        for game in games:
-            at = game.position_of(e.card, seen_at=pos)
-            if at is None:
-                continue
-            if at != pos:
-                self._flag(game, "WRONG_POSITION",
-                           f"{e.card} belongs at {at} but lies in {e.zone}", once=True)
-            if e.face == "up":
-                game.reveal((at,))
-                if game is self.shoe.early:  # type: ignore[union-attr]
-                    self._flag(game, "EXPOSED_DURING_BETTING",
-                               f"{e.card} ({at}) lay face up before bets closed", once=True)
-            return
-        if not games:
-            return
-        current = games[0]
-        if dict(current.cards).get(pos) == UNREADABLE:
-            return
-        self._flag(current, "CARD_MISMATCH",
-                   f"the camera saw {e.card} in {e.zone}; the shoe dealt "
-                   f"{dict(current.cards).get(pos, 'no card there')}", once=True)
-
-    def on_card_lost(self, e: CardLost) -> None:
-        if e.zone == "discard" or self.phase == BURN:
-            return
-        games = self._games_on_layout()
-        pos = POSITION_OF_ZONE[e.zone]
-        for game in games:
-            at = game.position_of(e.card, seen_at=pos) if e.card else (pos if pos in dict(game.cards) else None)
-            if at is None:
-                continue
-            collected = game.complete and all(p in game.revealed for p, _ in game.cards)
-            if collected or (game is not self.shoe.current and game is not self.shoe.early):  # type: ignore[union-attr]
-                return
-            card = dict(game.cards)[at]
-            if e.opened:
-                self._flag(game, "DROPPED_OPENED", f"{card} ({at}) was opened and left the camera's view")
-            else:
-                self._flag(game, "CARD_OUT_OF_VIEW", f"{card} ({at}) left the camera's view unopened")
-            return
-
-    def on_decision(self, e: DecisionMade) -> None:
-        shoe = self.shoe
-        if e.shoe_id is not None:
-            shoe = next((s for s in reversed(self.shoes) if s.shoe_id == e.shoe_id), None)
-        game = shoe.game(e.game) if shoe else None
-        if shoe is None or game is None:
-            where = f"shoe {e.shoe_id}" if e.shoe_id else "the current shoe"
-            self._problem(f"decision for game {e.game}, which {where} does not have")
-            return
-        if e.action == "void_shoe":
-            shoe.void_from = min(shoe.void_from or e.game, e.game)
-            for g in shoe.games[e.game - 1:]:
-                g.voided_by_shoe = True
-                g.decided_upto = len(g.flags)
-        else:
-            game.ruling = e.action
-            game.decided_upto = len(game.flags)
-            if e.action == "correct":
-                game.replace_cards(e.player, e.banker)
-        self._emit("decision_applied", game.number, e)
-        if (e.action == "correct" and shoe is self.shoe and game is shoe.current
-                and self.phase == DEALING and game.complete):
-            self._complete(game)
+        self.emit("card_placed", game.number, ("revealed", e.side or "all"))
 
     def on_interrupted(self, e: Interrupted) -> None:
         """Noted against the game being dealt and its cards so far (the first reason stands
@@ -461,7 +320,7 @@ class TableMachine:
             shoe.interrupted = (*mark, e.reason)
 
     def on_noted(self, e: Noted) -> None:
-        self._emit("ignored", None, e.kind)
+        self.emit("ignored", None, e.kind)
 
 
 _H = Callable[[TableMachine, Any], None]
@@ -470,12 +329,12 @@ TRANSITIONS: dict[tuple[str, str], _H] = {
     (BURN, "end_shoe"): TableMachine.on_end_shoe,
     (DEALING, "end_shoe"): TableMachine.on_end_shoe,
     (BETWEEN, "end_shoe"): TableMachine.on_end_shoe,
-    (BURN, "card"): TableMachine.on_burn_card,
-    (BURN, "unreadable"): TableMachine.on_burn_card,
+    (BURN, "card"): shoe_cards.burn_card,
+    (BURN, "unreadable"): shoe_cards.burn_card,
     (DEALING, "card"): TableMachine.on_deal_card,
     (DEALING, "unreadable"): TableMachine.on_deal_card,
-    (BETWEEN, "card"): TableMachine.on_between_card,
-    (BETWEEN, "unreadable"): TableMachine.on_between_card,
+    (BETWEEN, "card"): shoe_cards.between_card,
+    (BETWEEN, "unreadable"): shoe_cards.between_card,
     (BURN, "bets_closed"): TableMachine.on_first_bets_closed,
     (DEALING, "bets_closed"): TableMachine.on_bets_closed_while_dealing,
     (BETWEEN, "bets_closed"): TableMachine.on_bets_closed_between,
@@ -488,13 +347,13 @@ TRANSITIONS: dict[tuple[str, str], _H] = {
     (BURN, "reveal"): TableMachine.on_reveal,
     (DEALING, "reveal"): TableMachine.on_reveal,
     (BETWEEN, "reveal"): TableMachine.on_reveal,
-    (BURN, "card_seen"): TableMachine.on_card_seen,
-    (DEALING, "card_seen"): TableMachine.on_card_seen,
-    (BETWEEN, "card_seen"): TableMachine.on_card_seen,
-    (BURN, "card_lost"): TableMachine.on_card_lost,
-    (DEALING, "card_lost"): TableMachine.on_card_lost,
-    (BETWEEN, "card_lost"): TableMachine.on_card_lost,
-    (ANY, "decision"): TableMachine.on_decision,
+    (BURN, "card_seen"): camera_sightings.card_seen,
+    (DEALING, "card_seen"): camera_sightings.card_seen,
+    (BETWEEN, "card_seen"): camera_sightings.card_seen,
+    (BURN, "card_lost"): camera_sightings.card_lost,
+    (DEALING, "card_lost"): camera_sightings.card_lost,
+    (BETWEEN, "card_lost"): camera_sightings.card_lost,
+    (ANY, "decision"): rulings.decision,
     (ANY, "noted"): TableMachine.on_noted,
     (ANY, "interrupted"): TableMachine.on_interrupted,
 }

@@ -35,10 +35,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from dealer_assist.export import manifest as mf
 from dealer_assist.export.compare import Findings
-from dealer_assist.export.keys import fingerprint, signature_holds
-from dealer_assist.store.chain import ChainHead, Checkpoint
-from dealer_assist.store.log import DEFAULT_CHECKPOINT_EVERY
-from dealer_assist.store.signed_checkpoints import signed_bytes
+from dealer_assist.logformat import DEFAULT_CHECKPOINT_EVERY, ChainHead, Checkpoint, signed_bytes
+from dealer_assist.signing_keys import fingerprint, signature_holds
 
 FLOOR_FORMAT = "dealer-assist-floor-export/1"
 CHECKPOINTS_FORMAT = "dealer-assist-signed-checkpoints/1"

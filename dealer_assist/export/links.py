@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from dealer_assist.export.source import Record
+from dealer_assist.logformat import Record
 
 LINE_KEYS = frozenset({"event", "hash", "prev_hash", "seq"})
 _SORTED = orjson.OPT_SORT_KEYS

@@ -22,9 +22,10 @@ from typing import Any, Protocol
 
 from dealer_assist.domain.events import DecisionMade, Event, ShoeLoaded, parse_event
 from dealer_assist.domain.paytable import PayTable
+from dealer_assist.domain.phases import NO_SHOE
 from dealer_assist.domain.report import game_view
 from dealer_assist.domain.shoe import Shoe
-from dealer_assist.domain.table import NO_SHOE, TableMachine
+from dealer_assist.domain.table import TableMachine
 from dealer_assist.export.rows import Row, decision_row, flag_rows, game_row
 from dealer_assist.export.source import ms_stamp
 

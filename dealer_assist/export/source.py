@@ -1,7 +1,8 @@
 """The log an export reads, as a port, and the range of it an export covers.
 
 A table's log is read through `LogSource` (the store implements it on the table's SQLite file,
-read-only). Records come by seq; times select a range of seqs.
+read-only). Records come by seq (`logformat.Record`, `logformat.Point`); times select a range of
+seqs.
 
 How a time range becomes a range of the log: the export covers the events from the first one
 stamped at or after FROM to the last one stamped before TO (the log is in the order things
@@ -21,30 +22,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from dealer_assist.config.gaming_day import GamingDay
 from dealer_assist.domain.events import trace_time
 from dealer_assist.domain.excerpt import shown
-
-GENESIS = "0" * 64
-
-
-class Record(NamedTuple):
-    """One stored event: its seq, its canonical JSON text (`body`) and its links in the chain."""
-
-    seq: int
-    body: str
-    prev_hash: str
-    hash: str
-
-
-class Point(NamedTuple):
-    """A checkpoint of the log: the chain head (`seq`, `hash`) recorded at `at`."""
-
-    seq: int
-    hash: str
-    at: str
+from dealer_assist.logformat import Point, Record
 
 
 class LogSource(Protocol):

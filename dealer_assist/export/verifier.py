@@ -30,9 +30,9 @@ from dealer_assist.domain.paytable import PayTable, PayTableError, paytables_fro
 from dealer_assist.export import manifest as mf
 from dealer_assist.export.compare import CsvComparison, Findings
 from dealer_assist.export.floor_verifier import is_floor_manifest, verify_floor_zip
-from dealer_assist.export.keys import fingerprint, signature_holds
 from dealer_assist.export.links import ChainWalk, LineError, read_line_bytes
 from dealer_assist.export.reaudit import Reaudit, decision_reach
+from dealer_assist.signing_keys import fingerprint, signature_holds
 
 #: What reading a damaged member of the zip can raise (zlib.error is neither OSError nor
 #: ValueError): each is a finding, never a crash.

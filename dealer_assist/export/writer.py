@@ -13,8 +13,6 @@ checkpoints there): a log that was tampered with is refused, not signed.
 from __future__ import annotations
 
 import csv
-import os
-import tempfile
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,11 +25,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.export import manifest as mf
 from dealer_assist.export.hashed import BackgroundFile, HashedFile
-from dealer_assist.export.keys import fingerprint
 from dealer_assist.export.links import ChainWalk, decode_event, event_line
 from dealer_assist.export.reaudit import NEEDLES, Reaudit, decision_reach
 from dealer_assist.export.rows import DECISION_COLUMNS, FLAG_COLUMNS, GAME_COLUMNS
-from dealer_assist.export.source import ExportRange, LogSource, Point, stamp
+from dealer_assist.export.source import ExportRange, LogSource, stamp
+from dealer_assist.export.zipped import member, refuse_existing, written_whole
+from dealer_assist.logformat import Point
+from dealer_assist.signing_keys import fingerprint
 
 Progress = Callable[[int], None]
 _CHUNK = 1 << 20
@@ -86,19 +86,11 @@ def write_export(
     now: datetime | None = None,
 ) -> Written:
     """Write the export of `span` to `out` (which must not exist); returns its manifest."""
-    out = Path(out)
-    if out.exists():
-        raise FileExistsError(f"{out} exists: refusing to overwrite an export")
+    out = refuse_existing(out)
     created = (now or datetime.now(UTC)).astimezone(UTC)
-    partial = out.with_name(f".{out.name}.partial")
-    try:
-        with tempfile.TemporaryDirectory(prefix=".export-", dir=out.parent) as folder:
-            manifest = _write_zip(source, span, table, partial, Path(folder), key, paytables,
-                                  progress, created)
-        os.replace(partial, out)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    with written_whole(out, ".export-") as (partial, folder):
+        manifest = _write_zip(source, span, table, partial, folder, key, paytables, progress,
+                              created)
     return Written(out, manifest)
 
 
@@ -204,10 +196,7 @@ def _stream_events(source: LogSource, span: ExportRange, walk: ChainWalk,
 
 
 def _info(name: str, date_time: tuple[int, ...]) -> zipfile.ZipInfo:
-    info = zipfile.ZipInfo(name, date_time=date_time)  # type: ignore[arg-type]
-    info.compress_type = zipfile.ZIP_DEFLATED
-    info.external_attr = 0o644 << 16
-    return info
+    return member(name, date_time, zipfile.ZIP_DEFLATED)
 
 
 def _check_point(recorded: dict[int, list[Point]], seq: int, digest: str) -> None:

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import os
-import tempfile
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -36,18 +34,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.export import manifest as mf
 from dealer_assist.export.floor_verifier import UNSIGNED_TAIL
-from dealer_assist.export.keys import fingerprint
-from dealer_assist.export.source import (
-    ExportRange,
-    NothingToExport,
-    Point,
-    Record,
-    plan_range,
-    stamp,
-)
+from dealer_assist.export.source import ExportRange, NothingToExport, plan_range, stamp
 from dealer_assist.export.writer import write_export
+from dealer_assist.export.zipped import member, refuse_existing, written_whole
 from dealer_assist.floor.checkpoints import export_member, signed_points
-from dealer_assist.store.chain import GENESIS
+from dealer_assist.logformat import Point
+from dealer_assist.signing_keys import fingerprint
+from dealer_assist.store.log_range import LogQueries
 
 FORMAT = "dealer-assist-floor-export/1"
 TABLES_DIR = "tables/"
@@ -57,62 +50,34 @@ CHECKPOINTS_SUFFIX = ".checkpoints.json"
 
 Progress = Callable[[int], None]
 _cursors = itertools.count(1)
+#: Rows a server-side cursor brings at a time.
+_BATCH = 2048
 
 
-class PgLogSource:
-    """One table's central copy, read-only, as the export's `LogSource` (export/source.py)."""
+class PgLogSource(LogQueries):
+    """One table's central copy, read-only, as the export's `LogSource` (export/source.py):
+    the queries of a table's own log (store/log_range.py), asked of its rows of `events`."""
+
+    MARK = "%s"
+    CONTAINS = "strpos"
+    scope = ("table_id = ?",)
 
     def __init__(self, conn: psycopg.Connection, table: str) -> None:
         self.conn, self.table = conn, table
+        self.scope_params = (table,)
 
-    def _one(self, sql: str, *params: object) -> Any:
-        return self.conn.execute(sql, (self.table, *params)).fetchone()
+    def _one(self, sql: str, params: tuple[object, ...]) -> Any:
+        return self.conn.execute(sql, params).fetchone()
 
-    def head(self) -> tuple[int, str]:
-        row = self._one("SELECT seq, hash FROM events WHERE table_id = %s "
-                        "ORDER BY seq DESC LIMIT 1")
-        return (row[0], row[1]) if row else (0, GENESIS)
+    def _all(self, sql: str, params: tuple[object, ...]) -> list[Any]:
+        return self.conn.execute(sql, params).fetchall()
 
-    def hash_at(self, seq: int) -> str | None:
-        if seq == 0:
-            return GENESIS
-        row = self._one("SELECT hash FROM events WHERE table_id = %s AND seq = %s", seq)
-        return row[0] if row else None
-
-    def span(self, start: str, end: str) -> tuple[int, int] | None:
-        row = self._one("SELECT MIN(seq), MAX(seq) FROM events WHERE table_id = %s "
-                        "AND ts >= %s AND ts < %s", start, end)
-        return None if row is None or row[0] is None else (row[0], row[1])
-
-    def shoe_start_at_or_before(self, seq: int) -> int | None:
-        row = self._one("SELECT seq FROM events WHERE table_id = %s AND seq <= %s "
-                        "AND type = 'new_shoe' ORDER BY seq DESC LIMIT 1", seq)
-        return row[0] if row else None
-
-    def next_shoe_start_after(self, seq: int) -> int | None:
-        row = self._one("SELECT seq FROM events WHERE table_id = %s AND seq > %s "
-                        "AND type = 'new_shoe' ORDER BY seq LIMIT 1", seq)
-        return row[0] if row else None
-
-    def shoe_starts(self, start: str, end: str) -> list[tuple[int, str]]:
-        rows = self.conn.execute(
-            "SELECT seq, ts FROM events WHERE table_id = %s AND ts >= %s AND ts < %s "
-            "AND type = 'new_shoe' ORDER BY seq", (self.table, start, end)).fetchall()
-        return [(seq, ts) for seq, ts in rows]
-
-    def records(self, first: int, last: int,
-                containing: tuple[str, ...] = ()) -> Iterator[Record]:
-        sql = ("SELECT seq, body, prev_hash, hash FROM events WHERE table_id = %s "
-               "AND seq BETWEEN %s AND %s")
-        params: list[object] = [self.table, first, last]
-        if containing:
-            sql += " AND (" + " OR ".join("strpos(body, %s) > 0" for _ in containing) + ")"
-            params.extend(containing)
+    def _batches(self, sql: str, params: tuple[object, ...]) -> Iterator[list[Any]]:
         with self.conn.cursor(name=f"floor_export_{next(_cursors)}") as cur:
-            cur.itersize = 2048
-            cur.execute(sql + " ORDER BY seq", params)
-            for seq, body, prev_hash, digest in cur:
-                yield Record(seq, body, prev_hash, digest)
+            cur.itersize = _BATCH
+            cur.execute(sql, params)
+            while rows := cur.fetchmany(_BATCH):
+                yield rows
 
     def checkpoints(self, first: int, last: int) -> list[Point]:
         """The checkpoints the table signed in first..last (verified at ingest): the table's
@@ -143,9 +108,7 @@ def write_floor_export(conn: psycopg.Connection, tables: Sequence[str], start: d
     Raises ValueError naming an unknown table or an empty range, NothingToExport when no
     chosen table has an event in the range, and export.writer.LogTampered when a table's
     central copy does not chain (nothing is written then)."""
-    out = Path(out)
-    if out.exists():
-        raise FileExistsError(f"{out} exists: refusing to overwrite an export")
+    out = refuse_existing(out)
     if end <= start:
         raise ValueError(f"the time range is empty: {stamp(start)} is not before {stamp(end)}")
     chosen = list(dict.fromkeys(tables))
@@ -155,18 +118,11 @@ def write_floor_export(conn: psycopg.Connection, tables: Sequence[str], start: d
     if unknown:
         raise ValueError(f"the central store has no table {', '.join(unknown)}")
     created = (now or datetime.now(UTC)).astimezone(UTC)
-    partial = out.with_name(f".{out.name}.partial")
-    try:
-        with conn.transaction(), tempfile.TemporaryDirectory(prefix=".floor-export-",
-                                                              dir=out.parent) as folder:
-            # One snapshot for every table: the export is the floor as it was at one moment.
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            manifest = _write(conn, chosen, start, end, partial, Path(folder), key, paytables,
-                              progress, created)
-        os.replace(partial, out)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    with written_whole(out, ".floor-export-") as (partial, folder), conn.transaction():
+        # One snapshot for every table: the export is the floor as it was at one moment.
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        manifest = _write(conn, chosen, start, end, partial, folder, key, paytables, progress,
+                          created)
     return FloorWritten(out, manifest)
 
 
@@ -285,7 +241,4 @@ def _copy_in(zf: zipfile.ZipFile, path: Path, name: str,
 
 
 def _info(name: str, date_time: tuple[int, ...]) -> zipfile.ZipInfo:
-    info = zipfile.ZipInfo(name, date_time=date_time)  # type: ignore[arg-type]
-    info.compress_type = zipfile.ZIP_STORED  # the tables' zips are compressed already
-    info.external_attr = 0o644 << 16
-    return info
+    return member(name, date_time, zipfile.ZIP_STORED)  # the tables' zips are compressed already

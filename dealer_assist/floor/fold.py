@@ -12,9 +12,10 @@ as at the table (`FloorModels`), in batches of up to `batch` events, one transac
   after taking it, so a batch is folded once, by whoever got there first; the other folds what
   is left, if anything. A restart loses nothing: the cursor is in the store.
 - `Folder` (a thread of `floor serve`) LISTENs on `floor_ingest` (the events trigger notifies
-  it once per stored batch and table) and on `floor_requests`, folds what is pending on each
-  wake, and every `sweep` seconds whatever a lost notification left. The pit board is told by
-  the `table_status` trigger (`floor_events`), so it hears of a batch once it is folded.
+  it once per stored batch and table) and on `floor_requests` (the channels: floor_wire.py),
+  folds what is pending on each wake, and every `sweep` seconds whatever a lost notification
+  left. The pit board is told by the `table_status` trigger (`floor_events`), so it hears of a
+  batch once it is folded.
 - A decision request the table answered `recorded` is marked `done` here, once the decision
   event it names (its `local_seq`, for its game) is folded: a table records its answers, never
   the floor's conclusion.
@@ -34,10 +35,11 @@ from typing import Any
 import psycopg
 
 from dealer_assist.floor.read_models import FloorModels
-from dealer_assist.store.chain import GENESIS, ChainHead, link_hash
+from dealer_assist.floor_wire import FOLD_CHANNEL, REQUESTS_CHANNEL
+from dealer_assist.logformat import GENESIS, ChainHead
+from dealer_assist.store.chain import link_hash
+from dealer_assist.worker import Worker
 
-#: Notified by the events trigger (payload: the table id) once per stored batch and table.
-FOLD_CHANNEL = "floor_ingest"
 #: The advisory lock class of a table's fold (the second key: hashtext(table_id)).
 FOLD_LOCK = 67
 BATCH = 2000
@@ -211,7 +213,7 @@ def _event_of(body: str, ts: str) -> dict[str, Any]:
     return {"type": "unreadable", "ts": ts}
 
 
-class Folder:
+class Folder(Worker):
     """Folds the floor's read models in its own thread, on its own connection to `dsn` (the
     floor service's role): on each notification, and every `sweep` seconds. `ready` is set once
     its first pass is over: the events pending when it connected are folded, or the store did
@@ -219,22 +221,12 @@ class Folder:
 
     def __init__(self, dsn: str, *, sweep: float = 5.0, batch: int = BATCH,
                  backoff: tuple[float, float] = (0.5, 10.0)) -> None:
+        super().__init__("floor folder")
         self.dsn, self.sweep, self.batch, self.backoff = dsn, sweep, batch, backoff
         self.ready = threading.Event()
         #: the events this folder has folded (each batch counted once committed)
         self.folded = 0
         self._models: dict[str, FloorModels] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="floor folder", daemon=True)
-
-    def start(self) -> Folder:
-        self._thread.start()
-        return self
-
-    def stop(self, timeout: float = 10.0) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout)
 
     def _run(self) -> None:
         pause, down = self.backoff[0], False
@@ -242,7 +234,7 @@ class Folder:
             try:
                 with psycopg.connect(self.dsn, autocommit=True, connect_timeout=5) as conn:
                     conn.execute(f"LISTEN {FOLD_CHANNEL}")
-                    conn.execute("LISTEN floor_requests")
+                    conn.execute(f"LISTEN {REQUESTS_CHANNEL}")
                     if down:
                         _log.info("central store reachable again: folding")
                     down, pause = False, self.backoff[0]

@@ -24,6 +24,7 @@ import psycopg
 from dealer_assist.floor.checkpoints import SIGNED_CHECKPOINTS_SQL
 from dealer_assist.floor.fold import CENTRAL_FOLD_SQL
 from dealer_assist.floor.users import LANGUAGE_SQL, SESSIONS_SQL
+from dealer_assist.floor_wire import ALARM_CHANNEL, EVENTS_CHANNEL, REQUESTS_CHANNEL
 
 GROUPS = ("floor_table", "floor_reader", "floor_regulator")
 #: The floor service's own group (migration 5): reads like `floor_reader`, and also the floor's
@@ -35,9 +36,9 @@ _GROUPS = "".join(
     for name in GROUPS
 )
 
-_CHAIN = """
+_CHAIN = f"""
 CREATE TABLE floor_tables (
-    table_id text PRIMARY KEY CHECK (table_id ~ '^[A-Za-z0-9_-]{1,32}$'),
+    table_id text PRIMARY KEY CHECK (table_id ~ '^[A-Za-z0-9_-]{{1,32}}$'),
     role name NOT NULL UNIQUE,
     added_at timestamptz NOT NULL DEFAULT now()
 );
@@ -93,7 +94,7 @@ CREATE TABLE integrity_alarms (
 );
 CREATE FUNCTION integrity_alarm_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM pg_notify('floor_integrity', json_build_object(
+    PERFORM pg_notify('{ALARM_CHANNEL}', json_build_object(
         'id', NEW.id, 'table', NEW.table_id, 'seq', NEW.seq, 'found', NEW.found)::text);
     RETURN NEW;
 END $$;
@@ -207,18 +208,18 @@ GRANT USAGE ON SEQUENCE decision_requests_id_seq TO floor_service;
 GRANT UPDATE (status, answer, local_seq, answered_at) ON decision_requests TO floor_table;
 """
 
-_NOTIFY = """
+_NOTIFY = f"""
 CREATE FUNCTION floor_table_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     -- one notification per table and transaction: PostgreSQL folds identical payloads
-    PERFORM pg_notify('floor_events', NEW.table_id);
+    PERFORM pg_notify('{EVENTS_CHANNEL}', NEW.table_id);
     RETURN NULL;
 END $$;
 CREATE TRIGGER table_status_notify AFTER INSERT OR UPDATE ON table_status
     FOR EACH ROW EXECUTE FUNCTION floor_table_changed();
 CREATE FUNCTION floor_request_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM pg_notify('floor_requests', json_build_object(
+    PERFORM pg_notify('{REQUESTS_CHANNEL}', json_build_object(
         'id', NEW.id, 'table', NEW.table_id, 'status', NEW.status)::text);
     RETURN NULL;
 END $$;

@@ -26,9 +26,10 @@ import psycopg
 from psycopg import sql
 
 from dealer_assist.domain.events import TraceError, parse_event
+from dealer_assist.domain.phases import NO_SHOE
 from dealer_assist.domain.report import winner
-from dealer_assist.domain.table import NO_SHOE, TableMachine
-from dealer_assist.store.chain import ChainHead
+from dealer_assist.domain.table import TableMachine
+from dealer_assist.logformat import ChainHead
 
 #: The link columns of `table_status`, by the device a `link_status` event names.
 LINKS = {"shoe": "shoe_link", "camera": "camera_link"}

@@ -19,8 +19,6 @@ Days are UTC calendar days, as the central store keeps event times.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -28,17 +26,18 @@ from typing import Annotated, Any
 
 import psycopg
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.responses import HTMLResponse, Response
 from psycopg_pool import ConnectionPool
-from starlette.background import BackgroundTask
 
 from dealer_assist.config.paytables import load_paytables
 from dealer_assist.domain.excerpt import shown
-from dealer_assist.export.keys import KeyProblem, load_private_key, signing_key_path
 from dealer_assist.export.source import NothingToExport
 from dealer_assist.export.writer import LogTampered
 from dealer_assist.floor.export import write_floor_export
 from dealer_assist.floor.web.pages import message, render
+from dealer_assist.regulator.days import calendar_day
+from dealer_assist.regulator.download import Refusal, zip_download
+from dealer_assist.signing_keys import KeyProblem, load_private_key, signing_key_path
 
 #: How many rows a list page shows at most (newest first).
 LIMIT = 500
@@ -131,36 +130,35 @@ def floor_regulator_router(pool: ConnectionPool, guard: Callable[[Request], Any]
             key = load_private_key(signing_key or signing_key_path(None))
         except KeyProblem as exc:
             return problem(request, who, 503, f"floor exports cannot be signed here: {exc}")
-        folder = Path(tempfile.mkdtemp(prefix="floor-regulator-", dir=scratch))
-        out = folder / f"floor-{first}-to-{last}.zip"
-        try:
+
+        def write(folder: Path) -> Path:
+            out = folder / f"floor-{first}-to-{last}.zip"
             with pool.connection() as conn:
                 write_floor_export(conn, tables, begin, until, out=out, key=key,
                                    paytables=load_paytables())
-        except NothingToExport as exc:
-            shutil.rmtree(folder, ignore_errors=True)
-            return problem(request, who, 404, f"export: {exc}")
-        except LogTampered as exc:
-            shutil.rmtree(folder, ignore_errors=True)
-            return problem(request, who, 409, f"export refused, nothing signed: {exc}")
-        except ValueError as exc:
-            shutil.rmtree(folder, ignore_errors=True)
-            return problem(request, who, 400, f"export: {exc}")
-        except BaseException:
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
-        return FileResponse(out, media_type="application/zip", filename=out.name,
-                            background=BackgroundTask(shutil.rmtree, folder, True))
+            return out
+
+        return zip_download(write, _EXPORT_REFUSALS,
+                            lambda status, text: problem(request, who, status, text),
+                            prefix="floor-regulator-", scratch=scratch)
 
     return router
 
 
+#: What a floor export download answers with a page instead of a zip, in this order.
+_EXPORT_REFUSALS = (
+    Refusal(NothingToExport, 404, "export: {}"),
+    Refusal(LogTampered, 409, "export refused, nothing signed: {}"),
+    Refusal(ValueError, 400, "export: {}"),
+)
+
+
 def _day(text: str) -> date | None:
+    """The UTC day `text` names, a day inside the calendar's ends; None if it names none."""
     try:
-        when = date.fromisoformat(text.strip())
+        return calendar_day(text.strip(), timedelta(days=1))
     except ValueError:
         return None
-    return when if date(1, 1, 2) <= when <= date(9999, 12, 30) else None
 
 
 def _rows(conn: psycopg.Connection, sql: str, names: tuple[str, ...],

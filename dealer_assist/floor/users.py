@@ -5,8 +5,11 @@ the table's users do in their file (store/users.py): one account serves the whol
 the floor service's group (`floor_service`) and the store's owner may read the table: no table
 role and no plain reader has a grant on it. There is no lockout (a weapon against staff):
 repeated failures are slowed down before the password is checked
-(services/login_throttle.py, in floor/web/accounts.py), and the person at the screen reads
-one answer for every kind of refusal, while the operator's log tells them apart.
+(accounts/throttle.py, in accounts/login.py), and the person at the screen reads one answer
+for every kind of refusal, while the operator's log tells them apart.
+
+`FloorUsers` is the floor's `accounts.users.UserStore` (what the front door asks), over a
+connection pool on the central store; the functions below it take one connection.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ from typing import NamedTuple
 
 import psycopg
 from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
+from psycopg_pool import ConnectionPool
 
 from dealer_assist import i18n
-from dealer_assist.store.users import MIN_PASSWORD_LENGTH, NAME_PATTERN, UserError
+from dealer_assist.accounts import users as rules
+from dealer_assist.accounts.users import NAME_PATTERN, Account, LoginRefused, Standing, UserError
 
 ROLES = ("supervisor", "surveillance", "regulator")
 
@@ -32,7 +36,7 @@ GRANT UPDATE (language) ON floor_users TO floor_service;
 
 
 #: Migration 13 (floor/migrations.py): the floor service's sessions are signed cookies that
-#: outlive its restart (web/session.py); a logout records its session here until the cookie
+#: outlive its restart (accounts/session.py); a logout records its session here until the cookie
 #: would have timed out anyway, so a restart does not bring it back.
 SESSIONS_SQL = """
 CREATE TABLE floor_sessions_ended (
@@ -42,14 +46,6 @@ CREATE TABLE floor_sessions_ended (
 REVOKE ALL ON floor_sessions_ended FROM PUBLIC;
 GRANT SELECT, INSERT, DELETE ON floor_sessions_ended TO floor_service;
 """
-
-
-class Standing(NamedTuple):
-    """An open floor user as the store holds it now: what a signed session is checked against."""
-
-    role: str
-    language: str
-    password_hash: str
 
 
 def session_standing(conn: psycopg.Connection, name: str, session_id: str) -> Standing | None:
@@ -80,27 +76,12 @@ class Login(NamedTuple):
     language: str = i18n.SOURCE
 
 
-def _language(lang: str) -> str:
-    try:
-        return i18n.language(lang)
-    except i18n.UnknownLanguage as e:
-        raise UserError(str(e)) from None
-
-
 def add_user(conn: psycopg.Connection, name: str, role: str, password: str,
              hasher: PasswordHasher | None = None, language: str = i18n.SOURCE) -> None:
     """A new floor user whose pages speak `language` (en, th, zh-Hans, zh-Hant); UserError says
     why one is refused (name, role, password, language, taken)."""
-    if not NAME_PATTERN.fullmatch(name):
-        raise UserError(f"user name {name!r}: letters, digits, '.', '_' or '-', at most 64, "
-                        "starting with a letter or digit")
-    if role not in ROLES:
-        raise UserError(f"role {role!r}: one of {', '.join(ROLES)}")
-    if len(password) < MIN_PASSWORD_LENGTH:
-        raise UserError(f"a password has at least {MIN_PASSWORD_LENGTH} characters")
-    if password.strip().casefold() == name.casefold():
-        raise UserError("a password must not be the user's name")
-    lang = _language(language)
+    rules.check_new_user(name, role, password, ROLES)
+    lang = rules.known_language(language)
     digest = (hasher or PasswordHasher()).hash(password)
     try:
         with conn.transaction():
@@ -113,7 +94,7 @@ def add_user(conn: psycopg.Connection, name: str, role: str, password: str,
 def set_language(conn: psycopg.Connection, name: str, language: str) -> str:
     """Change `name`'s page language; the shipped language it is kept as. UserError when the
     user or the language is unknown."""
-    lang = _language(language)
+    lang = rules.known_language(language)
     with conn.transaction():
         found = conn.execute("UPDATE floor_users SET language = %s WHERE name = %s",
                              (lang, name[:64])).rowcount
@@ -132,10 +113,10 @@ def check_login(conn: psycopg.Connection, name: str, password: str, hasher: Pass
     row = conn.execute("SELECT role, password_hash, disabled, language FROM floor_users "
                        "WHERE name = %s", (name,)).fetchone() if valid else None
     if row is None:
-        _matches(hasher, dummy, password)
+        rules.password_matches(hasher, dummy, password)
         return Login(None, "unknown_user")
     role, digest, disabled, language = row
-    if not _matches(hasher, digest, password):
+    if not rules.password_matches(hasher, digest, password):
         conn.execute("UPDATE floor_users SET failed_logins = failed_logins + 1 WHERE name = %s",
                      (name,))
         return Login(None, "wrong_password")
@@ -147,8 +128,30 @@ def check_login(conn: psycopg.Connection, name: str, password: str, hasher: Pass
     return Login(str(role), "ok", str(language))
 
 
-def _matches(hasher: PasswordHasher, digest: str, password: str) -> bool:
-    try:
-        return hasher.verify(digest, password)
-    except (VerificationError, InvalidHashError, UnicodeEncodeError):  # a lone surrogate
-        return False
+class FloorUsers:
+    """The floor's users (`floor_users`) and ended sessions (`floor_sessions_ended`) over
+    `pool`: the front door's `UserStore` (accounts/users.py)."""
+
+    def __init__(self, pool: ConnectionPool, hasher: PasswordHasher | None = None) -> None:
+        self._pool = pool
+        self._hasher = hasher or PasswordHasher()
+        self._dummy = self._hasher.hash("not anybody's password")
+
+    def verify(self, name: str, password: str) -> Account:
+        with self._pool.connection() as conn:
+            found = check_login(conn, name, password, self._hasher, self._dummy)
+        if found.role is None:
+            raise LoginRefused(name, found.reason)
+        return Account(name, found.role, found.language)
+
+    def standing(self, name: str, session_id: str) -> Standing | None:
+        with self._pool.connection() as conn:
+            return session_standing(conn, name, session_id)
+
+    def end_session(self, session_id: str, until: float) -> None:
+        with self._pool.connection() as conn:
+            end_session(conn, session_id, until)
+
+    def set_language(self, name: str, language: str) -> str:
+        with self._pool.connection() as conn:
+            return set_language(conn, name, language)

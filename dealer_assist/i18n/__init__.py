@@ -6,15 +6,17 @@ used, so nothing needs compiling at install (`make run` works on a fresh checkou
 
 - `LANGUAGES`: the shipped languages, as the catalogs name them (`zh_Hans`, `zh_Hant`);
   `language(name)` accepts the usual spellings (`zh-Hant`, `zh_TW`, `TH`) and refuses others.
+  Both are `config.languages`' (plain data the configuration checks names against).
 - `translations(lang)`: a `gettext.NullTranslations` for Jinja2's i18n extension and Python.
 - `messages(lang)`: id -> translation, for the JSON catalog a page's script reads.
 - `missing(lang)`: the ids a language does not translate (the completeness check).
 
-Extraction (`babel.cfg` here) collects the ids from the templates and scripts; the flags'
-rule texts (`domain.flags.FLAGS`) and the display's server texts are ids as well
-(`tests/i18n` checks that every one is translated). Texts with facts in them (a flag's detail,
-a proposed correction, a link's reason, a refusal: `details.py`) stay English where they are
-recorded and are translated when shown, by `say`: their id's pattern, their fillings in turn.
+Extraction (`tools/update_catalogs.py` and `tools/babel.cfg`, outside the package) collects the
+ids from the templates and scripts; the flags' rule texts (`domain.flags.FLAGS`) and the
+display's server texts are ids as well (`tests/i18n` checks that every one is translated).
+Texts with facts in them (a flag's detail, a proposed correction, a link's reason, a refusal:
+`details.py`) stay English where they are recorded and are translated when shown, by `say`:
+their id's pattern, their fillings in turn.
 """
 
 from __future__ import annotations
@@ -27,35 +29,10 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
+from dealer_assist.config.languages import language
+
 HERE = Path(__file__).resolve().parent
 SOURCE = "en"
-LANGUAGES: tuple[str, ...] = ("en", "th", "zh_Hans", "zh_Hant")
-#: How a page's `lang` attribute names each language (BCP 47).
-HTML_LANG = {"en": "en", "th": "th", "zh_Hans": "zh-Hans", "zh_Hant": "zh-Hant"}
-#: Each language in its own words, for menus.
-NAMES = {"en": "English", "th": "ไทย", "zh_Hans": "简体中文", "zh_Hant": "繁體中文"}
-_ALIASES = {"zh_cn": "zh_Hans", "zh_sg": "zh_Hans", "zh_tw": "zh_Hant", "zh_hk": "zh_Hant",
-            "zh_mo": "zh_Hant", "th_th": "th", "en_us": "en", "en_gb": "en"}
-
-
-class UnknownLanguage(ValueError):
-    """A language name that is not one of the shipped languages."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(f"unknown language {name!r}: the shipped languages are "
-                         + ", ".join(HTML_LANG.values()))
-        self.name = name
-
-
-def language(name: str) -> str:
-    """The shipped language `name` means (`zh-Hant`, `zh_hant`, `zh-TW` -> `zh_Hant`)."""
-    key = name.strip().replace("-", "_").lower()
-    for lang in LANGUAGES:
-        if lang.lower() == key:
-            return lang
-    if key in _ALIASES:
-        return _ALIASES[key]
-    raise UnknownLanguage(name)
 
 
 def po_file(lang: str) -> Path:
@@ -156,5 +133,4 @@ def missing(lang: str) -> list[str]:
     return [i for i in ids() if i not in have]
 
 
-__all__ = ["HTML_LANG", "LANGUAGES", "NAMES", "SOURCE", "UnknownLanguage",
-           "catalog", "gettext", "ids", "language", "messages", "missing", "say", "translations"]
+__all__ = ["SOURCE", "catalog", "gettext", "ids", "messages", "missing", "say", "translations"]

@@ -10,17 +10,31 @@ taken to be at the table until relieved, since the start of that dealer's stint'
 (docs/service.md).
 
 The live table owns one `DealerDuty` and calls it under its lock (it is not thread-safe by
-itself); the live table also checks what a client sends (a dealer's name) before it gets here.
+itself). What a client sends is checked here (`dealer_name`, `stamp`, `sign_out`): a refusal is
+`Refused`, and nothing is logged.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from dealer_assist.domain.table import NO_SHOE, TableMachine
+from dealer_assist.domain.excerpt import shown
+from dealer_assist.domain.phases import NO_SHOE
+from dealer_assist.domain.table import TableMachine
+from dealer_assist.services.refusals import Refused, plain
 
 #: The longest dealer's name (an account name), as sign-ins and `bets_closed` take it.
 MAX_NAME = 64
+
+
+def dealer_name(text: Any) -> str:
+    """The name a dealer signs in with, its spaces tidied; Refused if empty or too long."""
+    name = " ".join(str(text).split())
+    if not name:
+        raise Refused("a dealer signs in with a name")
+    if len(name) > MAX_NAME:
+        raise Refused(f"a dealer's name has at most {MAX_NAME} characters")
+    return name
 
 
 class DealerDuty:
@@ -36,7 +50,11 @@ class DealerDuty:
     # ---- the log -------------------------------------------------------------------------
     def stamp(self, event: dict[str, Any]) -> None:
         """A `bets_closed` about to be logged names the dealer at the table, if any and if it
-        names none itself."""
+        names none itself; Refused if the dealer it names is no dealer's name."""
+        if "dealer" in event and not (isinstance(event["dealer"], str)
+                                      and 0 < len(event["dealer"].strip()) <= MAX_NAME):
+            raise Refused(f"bets_closed refused: field 'dealer' must be a dealer's name "
+                          f"(1 to {MAX_NAME} characters), got {shown(event['dealer'])}")
         if "dealer" not in event and self.dealer:
             event["dealer"] = self.dealer
 
@@ -73,9 +91,13 @@ class DealerDuty:
         relieved, self.dealer, self.since = self.dealer, name, now
         return relieved
 
-    def sign_out(self) -> str | None:
-        """The dealer at the table leaves with no one after; who it was (None: no one)."""
-        was, self.dealer, self.since = self.dealer, None, None
+    def sign_out(self, only: str | None = None) -> str | None:
+        """The dealer at the table leaves with no one after; who it was (None: no one). With
+        `only`, only that dealer does (Refused if another dealer is at the table)."""
+        was = self.dealer
+        if was is not None and only is not None and only != was:
+            raise Refused(f"{plain(only)} is not the dealer at the table ({was} is)")
+        self.dealer, self.since = None, None
         return was
 
     # ---- reads ---------------------------------------------------------------------------

@@ -9,19 +9,26 @@ One decision per flagged game. A game whose flags that need a decision are all d
 one. A `void_shoe` is refused once a `void_shoe` decision voids the shoe from that game or an
 earlier one (a shoe that a flag voided may still be voided by a supervisor). A game
 with no flag that needs a decision may be ruled on at the supervisor's discretion, as before.
-The live table makes this check and the append under one lock, so of two decisions on one
-game that arrive together (the console's and the floor's), exactly one is recorded.
+The live table makes this check (`Decisions.event`, which also checks what the supervisor sent:
+the action, the reason, a correction the rules complete) and the append under one lock, so of
+two decisions on one game that arrive together (the console's and the floor's), exactly one is
+recorded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from dealer_assist.domain.cards import CardError, parse_card
+from dealer_assist.domain.events import DECISION_ACTIONS, MAX_REASON
+from dealer_assist.domain.excerpt import shown
 from dealer_assist.domain.game import Game
+from dealer_assist.domain.rules import HandError, check_hand
 from dealer_assist.domain.shoe import Shoe
 from dealer_assist.domain.table import TableMachine
 from dealer_assist.services.public_view import find_game
+from dealer_assist.services.refusals import AlreadyDecided, Refused, plain
 
 HAND = ("player", "banker")
 
@@ -42,6 +49,35 @@ class Decisions:
         self.rows.append({"seq": seq, "ts": obj.get("ts"), "shoe_id": shoe_id,
                           "game": obj.get("game"), "action": obj.get("action"),
                           "by": obj.get("by"), "reason": obj.get("reason"), **hand})
+
+    def event(self, machine: TableMachine, by: str, game: int, action: str, reason: str,
+              shoe_id: str | None, player: Sequence[str], banker: Sequence[str]) -> dict[str, Any]:
+        """The `decision` event a supervisor's decision on `machine`'s game logs; Refused says
+        what is wrong, AlreadyDecided that another decision settles the game (module docstring).
+        The live table calls it under its lock and appends what it returns."""
+        if action not in DECISION_ACTIONS:
+            raise Refused(f"decision {shown(action)}: one of {', '.join(DECISION_ACTIONS)}")
+        reason = " ".join(str(reason).split())
+        if not reason:
+            raise Refused("a decision needs a reason")
+        if len(reason) > MAX_REASON:
+            raise Refused(f"a reason has at most {MAX_REASON} characters")
+        if not by.strip():
+            raise Refused("a decision needs the supervisor who made it")
+        found = find_game(machine, shoe_id, game)
+        if found is None:
+            where = f"shoe {plain(shoe_id)}" if shoe_id else "the current shoe"
+            raise Refused(f"{where} has no game {plain(game)}")
+        shoe, target = found
+        prior = self.settled(shoe, target, action)
+        if prior is not None:
+            raise AlreadyDecided(shoe.shoe_id, game, prior)
+        event: dict[str, Any] = {"src": "supervisor", "type": "decision", "game": game,
+                                 "action": action, "by": by, "reason": reason,
+                                 "shoe_id": shoe.shoe_id}
+        if action == "correct":
+            event.update(_correction(target, player, banker))
+        return event
 
     def settled(self, shoe: Shoe, game: Game, action: str) -> dict[str, Any] | None:
         """The decision that already settles `action` on `game` of `shoe`, or None when the
@@ -74,6 +110,19 @@ class Decisions:
             out.append({**row, **{k: None if row[k] is None else list(row[k]) for k in HAND},
                         "flags": codes})
         return out
+
+
+def _correction(game: Game, player: Sequence[str], banker: Sequence[str]) -> dict[str, Any]:
+    """A correction's hands: cards the rules complete, no more, no fewer (else Refused)."""
+    try:
+        p = [parse_card(c) for c in player]
+        b = [parse_card(c) for c in banker]
+        check_hand(p, b, game.seven_up)
+    except CardError as e:
+        raise Refused(f"correction: {e}") from None
+    except HandError as e:
+        raise Refused(str(e)) from None
+    return {"player": p, "banker": b}
 
 
 class ReviewCounts:

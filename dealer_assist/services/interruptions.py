@@ -32,7 +32,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from dealer_assist.domain.events import INTERRUPT_REASONS
-from dealer_assist.domain.table import NO_SHOE, TableMachine
+from dealer_assist.domain.phases import NO_SHOE
+from dealer_assist.domain.table import TableMachine
 
 RESTART, SHOE_LINK_LOST, SHOE_REPLACED = INTERRUPT_REASONS
 

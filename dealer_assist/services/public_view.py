@@ -24,6 +24,7 @@ from dealer_assist.domain.flags import FLAGS, NEEDS_DECISION
 from dealer_assist.domain.game import Game
 from dealer_assist.domain.next_action import next_action
 from dealer_assist.domain.paytable import PayTable
+from dealer_assist.domain.phases import BETWEEN, BURN, DEALING
 from dealer_assist.domain.proposal import propose
 from dealer_assist.domain.report import game_view, winner
 from dealer_assist.domain.roads import (
@@ -37,7 +38,7 @@ from dealer_assist.domain.roads import (
 )
 from dealer_assist.domain.rules import SEVEN_UP_FIXED_VALUE
 from dealer_assist.domain.shoe import Shoe
-from dealer_assist.domain.table import BETWEEN, BURN, DEALING, TableMachine
+from dealer_assist.domain.table import TableMachine
 
 #: Flag codes in words, for the public alert banner (the details stay on the console).
 FLAG_TITLE = {

@@ -31,8 +31,9 @@ from typing import Any
 from dealer_assist.domain.game import Game
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.paytable import PayTable
+from dealer_assist.domain.phases import BETWEEN, BURN, DEALING, NO_SHOE
 from dealer_assist.domain.shoe import Shoe
-from dealer_assist.domain.table import BETWEEN, BURN, DEALING, NO_SHOE, TableMachine
+from dealer_assist.domain.table import TableMachine
 
 #: Bumped whenever what is pickled changes shape (a new slot in Game or Shoe...).
 FORMAT = 3  # 3: Shoe.interrupted (the system's interruption of the game being dealt)

@@ -8,6 +8,9 @@ regulators, who recompute it with their own tools.
 
 Canonical JSON: keys sorted (by code point), no spaces (`,` and `:` separators), non-ASCII
 characters written as themselves in UTF-8 (no `\\u` escapes), NaN and infinities refused.
+
+GENESIS, the chain heads and checkpoints are in `dealer_assist.logformat`, which the export and
+the floor read too.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from typing import Any
 
 from dealer_assist.domain.events import trace_time
 
-GENESIS = "0" * 64
 REQUIRED_FIELDS = ("ts", "src", "type")
 
 
@@ -61,23 +63,6 @@ class StoredEvent:
     event: dict[str, Any]
     prev_hash: str
     hash: str
-
-
-@dataclass(frozen=True)
-class ChainHead:
-    """The last event of the log: seq 0 and GENESIS while the log is empty."""
-
-    seq: int
-    hash: str
-
-
-@dataclass(frozen=True)
-class Checkpoint:
-    """The chain head recorded at a moment (`at`, ISO 8601 UTC with milliseconds)."""
-
-    seq: int
-    hash: str
-    at: str
 
 
 def canonical_json(event: Mapping[str, Any]) -> str:

@@ -20,11 +20,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from dealer_assist.logformat import DEFAULT_CHECKPOINT_EVERY, GENESIS, ChainHead, Checkpoint
 from dealer_assist.store.chain import (
-    GENESIS,
     ChainBroken,
-    ChainHead,
-    Checkpoint,
     InvalidEvent,
     RawRecord,
     StoredEvent,
@@ -37,7 +35,6 @@ from dealer_assist.store.chain import (
 Event = dict[str, Any]
 Clock = Callable[[], datetime]
 
-DEFAULT_CHECKPOINT_EVERY = 1000
 DEFAULT_CHECKPOINT_INTERVAL = timedelta(minutes=1)
 
 

@@ -1,4 +1,5 @@
-"""What signed sessions (web/session.py) need kept on disk: their key and the sessions ended.
+"""What a table's signed sessions (accounts/session.py) need kept: their key and the sessions
+ended.
 
 - **The key.** A table's sessions are signed with a key derived from its signing key (the
   Ed25519 key named by `DEALER_ASSIST_SIGNING_KEY`, which never lives beside the log) with
@@ -9,8 +10,8 @@
 
   so whoever can read the state folder still cannot forge a supervisor's cookie. A table
   without a signing key keeps a random key in a file of its state folder instead
-  (`<log>.session.key`, made 0600 at the first start); the floor service reads its key from a
-  0600 file likewise (`key_file`). A key file others may read is refused, never widened.
+  (`<log>.session.key`, made 0600 at the first start: `accounts.session.key_file`, as the
+  floor service's key file is). A key file others may read is refused, never widened.
 - **The sessions ended** by a logout: `SessionEnds`, a small SQLite file beside the table's
   log (`<log>.sessions.db`: one table `ended(session_id, until)`), so that a restart does not
   bring a logged-out cookie back. A row goes once its cookie would have timed out anyway.
@@ -18,53 +19,21 @@
 
 from __future__ import annotations
 
-import os
-import secrets
 import sqlite3
-import stat
 import threading
 import time
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from dealer_assist.export.keys import derived_key
+from dealer_assist.signing_keys import derived_key
 
 PURPOSE = b"dealer-assist console sessions v1\n"
-KEY_SIZE = 32
-
-
-class SessionKeyProblem(ValueError):
-    """A session key file that others may read, or that is too short; the message says what."""
 
 
 def table_key(private: Ed25519PrivateKey, table_id: str) -> bytes:
     """Table `table_id`'s session key under its signing key."""
     return derived_key(private, PURPOSE, table_id)
-
-
-def key_file(path: Path) -> bytes:
-    """The key in `path` (made, 0600, with a random key when there is none yet). Refused
-    (SessionKeyProblem) when its group or others may read it, or it holds under 32 bytes."""
-    path = Path(path)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        pass
-    else:
-        with os.fdopen(fd, "wb") as out:
-            out.write(secrets.token_bytes(KEY_SIZE))
-            out.flush()
-            os.fsync(out.fileno())
-    mode = path.stat().st_mode
-    if mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise SessionKeyProblem(f"the session key file {path} may be read by others "
-                                f"(mode {stat.S_IMODE(mode):04o}): chmod 600 it")
-    key = path.read_bytes()
-    if len(key) < KEY_SIZE:
-        raise SessionKeyProblem(f"the session key file {path} holds {len(key)} bytes, not "
-                                f"{KEY_SIZE} or more")
-    return key
 
 
 class SessionEnds:

@@ -5,8 +5,9 @@ cut it back or rewrite it and recompute both. A signed checkpoint cannot be rema
 the table's private key, which never lives in the database: the writer is handed a `Signer`
 (the key's `sign`) by the composition root and stores only signatures.
 
-Each signature covers `signed_bytes(...)`: the table id, the checkpoint's seq, head hash and
-time, and the seq and hash of the previous signed checkpoint (0 and GENESIS for the first).
+Each signature covers `signed_bytes(...)` (`dealer_assist.logformat`): the table id, the
+checkpoint's seq, head hash and time, and the seq and hash of the previous signed checkpoint
+(0 and GENESIS for the first).
 So the signed checkpoints form a chain of their own, and removing one leaves a break.
 
 `signature_findings` checks the signed checkpoints of a log against the log and names what it
@@ -23,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from dealer_assist.store.chain import GENESIS, ChainHead, Checkpoint
+from dealer_assist.logformat import GENESIS, ChainHead, Checkpoint, signed_bytes
 
 #: Signs bytes with the table's private key (Ed25519's `sign`), returning the signature.
 Signer = Callable[[bytes], bytes]
@@ -43,9 +44,6 @@ SIGNATURE_TRIGGERS: dict[str, str] = {
     "SELECT RAISE(ABORT, 'checkpoint signatures are append-only: DELETE refused'); END",
 }
 
-_DOMAIN = b"dealer-assist signed checkpoint v1\n"
-
-
 @dataclass(frozen=True)
 class SignedCheckpoint:
     """A checkpoint with its signature and its link to the previous signed checkpoint;
@@ -56,12 +54,6 @@ class SignedCheckpoint:
     point: Checkpoint | None
     prev: ChainHead
     sig: bytes
-
-
-def signed_bytes(table_id: str, point: Checkpoint, prev: ChainHead) -> bytes:
-    """The bytes a checkpoint's signature covers: one field a line, UTF-8, after a fixed tag."""
-    fields = (table_id, str(point.seq), point.hash, point.at, str(prev.seq), prev.hash)
-    return _DOMAIN + "".join(f"{field}\n" for field in fields).encode("utf-8")
 
 
 class CheckpointSigning:

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from dealer_assist.store.chain import ChainBroken, ChainHead, RawRecord, link_hash
+from dealer_assist.logformat import ChainHead
+from dealer_assist.store.chain import ChainBroken, RawRecord, link_hash
 from dealer_assist.store.durable import sync_folder
 from dealer_assist.store.snapshot_seal import MAC_SIZE, SnapshotSeal
 

@@ -32,7 +32,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from dealer_assist.export.keys import ENV_SIGNING_KEY, derived_key, load_private_key
+from dealer_assist.signing_keys import ENV_SIGNING_KEY, derived_key, load_private_key
 
 PURPOSE = b"dealer-assist table snapshot seal v1\n"
 #: The MAC's length in bytes (HMAC-SHA256).

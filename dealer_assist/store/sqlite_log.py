@@ -27,18 +27,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
-from dealer_assist.store.chain import (
-    GENESIS,
-    ChainHead,
-    Checkpoint,
-    RawRecord,
-    check_event,
-    link_hash,
-    utc_now,
-    utc_stamp,
-)
+from dealer_assist.logformat import DEFAULT_CHECKPOINT_EVERY, GENESIS, ChainHead, Checkpoint
+from dealer_assist.store.chain import RawRecord, check_event, link_hash, utc_now, utc_stamp
 from dealer_assist.store.log import (
-    DEFAULT_CHECKPOINT_EVERY,
     DEFAULT_CHECKPOINT_INTERVAL,
     CheckpointPolicy,
     Clock,

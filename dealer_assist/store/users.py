@@ -11,28 +11,39 @@ language, which becomes English).
 There is no default password and no default user: the first supervisor is created with
 `dealer-assist user add NAME --role supervisor`. There is no lockout: a lock that anyone
 could trigger with wrong passwords would be a weapon against staff. Repeated failures are
-slowed down before the password is checked (`services.login_throttle`); `failed_logins`
+slowed down before the password is checked (`accounts.throttle`); `failed_logins`
 counts wrong passwords in a row for the operator, and a right password clears it.
+
+`TableUsers` is what the front door (dealer_assist.accounts) asks of a table: this file, and
+the sessions ended by a logout in the table's own file (store/sessions.py).
 """
 
 from __future__ import annotations
 
-import re
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
 
-from dealer_assist import i18n
+from dealer_assist.accounts.users import (
+    NAME_PATTERN,
+    Account,
+    LoginRefused,
+    Standing,
+    UserError,
+    check_new_user,
+    check_password,
+    known_language,
+    password_matches,
+)
 from dealer_assist.store.chain import utc_now, utc_stamp
 from dealer_assist.store.log import Clock
+from dealer_assist.store.sessions import SessionEnds
 
 ROLES = ("dealer", "supervisor", "regulator")
-MIN_PASSWORD_LENGTH = 8
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SCHEMA_VERSION = 3
 
 _SCHEMA = f"""
@@ -47,23 +58,6 @@ CREATE TABLE users (
 )
 """
 _COLUMNS = "name, role, disabled, failed_logins, created_at, language"
-
-
-class UserError(ValueError):
-    """A user that cannot be added or changed; the message says why."""
-
-
-class LoginRefused(Exception):
-    """A refused login. `reason`: unknown_user, wrong_password or disabled.
-
-    Tell the person at the screen only that the name or password is wrong; `reason` is for
-    the operator's log.
-    """
-
-    def __init__(self, name: str, reason: str) -> None:
-        super().__init__(f"login of {name[:64]!r} refused: {reason}")
-        self.name = name
-        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -101,15 +95,8 @@ class UserStore:
     def add(self, name: str, role: str, password: str, language: str = "en") -> User:
         """A new user; refuses a bad name, an unknown role or language, a short password, a
         taken name."""
-        if not NAME_PATTERN.fullmatch(name):
-            raise UserError(
-                f"user name {name!r}: letters, digits, '.', '_' or '-', at most 64, "
-                "starting with a letter or digit"
-            )
-        if role not in ROLES:
-            raise UserError(f"role {role!r}: one of {', '.join(ROLES)}")
-        lang = _language(language)
-        _check_password(name, password)
+        check_new_user(name, role, password, ROLES)
+        lang = known_language(language)
         digest = self._hasher.hash(password)
         try:
             self._conn.execute(
@@ -127,7 +114,7 @@ class UserStore:
 
     def standing(self, name: str) -> tuple[str, str, str] | None:
         """An open account's role, language and password hash (what a signed session is
-        checked against, web/session.py); None when there is none or it is disabled."""
+        checked against, accounts/session.py); None when there is none or it is disabled."""
         row = self._conn.execute("SELECT role, language, password_hash FROM users "
                                  "WHERE name = ? AND disabled = 0", (name,)).fetchone()
         return (str(row[0]), str(row[1]), str(row[2])) if row else None
@@ -175,14 +162,14 @@ class UserStore:
 
     def set_password(self, name: str, password: str) -> User:
         """A new password; it also clears the count of wrong passwords."""
-        _check_password(name, password)
+        check_password(name, password)
         self._change(name, "password_hash = ?, failed_logins = 0",
                      self._hasher.hash(password))
         return self._require(name)
 
     def set_language(self, name: str, language: str) -> User:
         """The account's console language from now on."""
-        self._change(name, "language = ?", _language(language))
+        self._change(name, "language = ?", known_language(language))
         return self._require(name)
 
     def disable(self, name: str) -> User:
@@ -215,10 +202,7 @@ class UserStore:
         return user
 
     def _matches(self, digest: str, password: str) -> bool:
-        try:
-            return self._hasher.verify(digest, password)
-        except (VerificationError, InvalidHashError, UnicodeEncodeError):  # a lone surrogate
-            return False
+        return password_matches(self._hasher, digest, password)
 
     def _dummy(self) -> str:
         if self._dummy_hash is None:
@@ -250,20 +234,37 @@ class UserStore:
         self._conn.execute("COMMIT")
 
 
-def _check_password(name: str, password: str) -> None:
-    if len(password) < MIN_PASSWORD_LENGTH:
-        raise UserError(f"a password has at least {MIN_PASSWORD_LENGTH} characters")
-    if password.strip().casefold() == name.casefold():
-        raise UserError("a password must not be the user's name")
-
-
-def _language(name: str) -> str:
-    try:
-        return i18n.language(name)
-    except i18n.UnknownLanguage as e:
-        raise UserError(str(e)) from None
-
-
 def _user(row: tuple[Any, ...]) -> User:
     name, role, disabled, failed, created_at, language = row
     return User(name, role, bool(disabled), failed, created_at, language)
+
+
+class TableUsers:
+    """A table's `accounts.users.UserStore`: the users file, and the sessions ended by a
+    logout in the table's `SessionEnds` (none: sessions kept in memory end with the process).
+    One call at a time on the file's connection."""
+
+    def __init__(self, users: UserStore, ends: SessionEnds | None = None) -> None:
+        self.users = users
+        self._ends = ends
+        self._lock = threading.Lock()
+
+    def verify(self, name: str, password: str) -> Account:
+        with self._lock:
+            user = self.users.verify(name, password)
+        return Account(user.name, user.role, user.language)
+
+    def standing(self, name: str, session_id: str) -> Standing | None:
+        if self._ends is not None and self._ends.ended(session_id):
+            return None
+        with self._lock:
+            found = self.users.standing(name)
+        return Standing(*found) if found else None
+
+    def end_session(self, session_id: str, until: float) -> None:
+        if self._ends is not None:
+            self._ends.end(session_id, until)
+
+    def set_language(self, name: str, language: str) -> User:
+        with self._lock:
+            return self.users.set_language(name, language)

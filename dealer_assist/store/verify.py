@@ -20,14 +20,8 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from dealer_assist.store.chain import (
-    GENESIS,
-    ChainHead,
-    Checkpoint,
-    RawRecord,
-    canonical_json,
-    link_hash,
-)
+from dealer_assist.logformat import GENESIS, ChainHead, Checkpoint
+from dealer_assist.store.chain import RawRecord, canonical_json, link_hash
 
 Records = Callable[[], Iterable[RawRecord]]
 

@@ -1,4 +1,5 @@
-"""Login, the supervisor's review console, the decision history and the dealer's buttons.
+"""The supervisor's review console, the decision history and the dealer's buttons (the login
+and logout are the front door's: accounts/routes.py).
 
 Handlers are thin: check the session and the CSRF token, call the live table, render.
 Times are shown on the site's clock (`WebSettings.gaming_day`; UTC unless the config names a zone).
@@ -6,7 +7,6 @@ Times are shown on the site's clock (`WebSettings.gaming_day`; UTC unless the co
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -22,27 +22,19 @@ from fastapi.responses import (
 )
 from markupsafe import Markup
 
+from dealer_assist.accounts.auth import Session, check_csrf, require
+from dealer_assist.accounts.pages import translator
+from dealer_assist.accounts.review_form import hands_from_form
+from dealer_assist.accounts.stream import sse
 from dealer_assist.charts import svg
 from dealer_assist.charts.data import NO_DEALER, by_dealer, flags_by_hour, recent, shifts, when
 from dealer_assist.charts.fit import shoe_fit
 from dealer_assist.config.gaming_day import GamingDay
 from dealer_assist.domain.excerpt import shown
 from dealer_assist.domain.flags import FLAGS
-from dealer_assist.services.live_table import LiveTable, Refused
+from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.refusals import Refused
 from dealer_assist.web import pages
-from dealer_assist.web.auth import (
-    LOGIN_COOKIE,
-    LoginFailed,
-    Session,
-    check_csrf,
-    current_session,
-    require,
-    safe_next,
-    secure_cookies,
-    signed_in,
-    signed_out,
-)
-from dealer_assist.web.stream import sse
 
 router = APIRouter()
 #: The session a route needs: `page` routes send a visitor with no session to the login form.
@@ -52,7 +44,6 @@ ReaderPage = Annotated[Session, Depends(require("supervisor", "regulator", page=
 Reader = Annotated[Session, Depends(require("supervisor", "regulator"))]
 DealerPage = Annotated[Session, Depends(require("dealer", "supervisor", page=True))]
 Dealer = Annotated[Session, Depends(require("dealer", "supervisor"))]
-AnyUser = Annotated[Session, Depends(require("dealer", "supervisor", "regulator"))]
 
 
 def _table(request: Request) -> LiveTable:
@@ -71,43 +62,6 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-# ---- login --------------------------------------------------------------------------------
-
-def _login_form(request: Request, next_path: str, error: str | None = None, name: str = "",
-                status: int = 200) -> HTMLResponse:
-    token = secrets.token_urlsafe(24)
-    response = pages.render(request, "login.html", status=status, token=token,
-                            next_path=next_path[:500], error=error, name=name[:64])
-    response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict",
-                        secure=secure_cookies(request), path="/login", max_age=3600)
-    return response
-
-
-@router.get("/login")
-def login_form(request: Request, next: str = "") -> Response:
-    session = current_session(request)
-    if session is not None:
-        return RedirectResponse(safe_next(next, session.account.role), status_code=303)
-    return _login_form(request, next)
-
-
-@router.post("/login")
-def login(request: Request, name: str = Form(""), password: str = Form(""),
-          csrf: str = Form(""), next: str = Form("")) -> Response:
-    check_csrf(request.cookies.get(LOGIN_COOKIE), csrf)
-    try:
-        client = request.client.host if request.client else "unknown"
-        account = request.app.state.accounts.login(name.strip(), password, client)
-    except LoginFailed as e:
-        return _login_form(request, next, str(e), name, status=401)
-    return signed_in(request, account, safe_next(next, account.role))
-
-
-@router.post("/logout")
-def logout(request: Request, session: AnyUser, csrf: str = Form("")) -> Response:
-    return signed_out(request, session, csrf)
-
-
 # ---- the review console -------------------------------------------------------------------
 
 @router.get("/supervisor")
@@ -121,7 +75,7 @@ def console_page(request: Request, session: SupervisorPage, decided: str = "") -
                         message=message, scripts=["console.js"], clock=clock,
                         duty=table.on_duty(),
                         **dealer_pictures(table, clock, 8, None,
-                                          pages.translator(request, session)))
+                                          translator(request, session)))
 
 
 @router.get("/supervisor/queue")
@@ -169,19 +123,6 @@ def _with_decision(table: LiveTable, clock: GamingDay, item: dict[str, Any]) -> 
     return {**item, "decision": None}
 
 
-def _hand(form: dict[str, str], seven_up: bool) -> tuple[list[str], list[str]]:
-    """Player's and Banker's cards from the position fields, refusing a gap."""
-    hands: dict[str, list[str]] = {}
-    for side, name in (("P", "Player"), ("B", "Banker")):
-        first = 2 if side == "P" and seven_up else 1
-        codes = [form.get(f"{side}{n}", "").strip().upper() for n in range(first, 4)]
-        for n, (before, after) in enumerate(zip(codes, codes[1:], strict=False), first):
-            if after and not before:
-                raise Refused(f"{name}: {side}{n + 1} is given but {side}{n} is empty")
-        hands[side] = [c for c in codes if c]
-    return hands["P"], hands["B"]
-
-
 @router.post("/supervisor/decide")
 def decide(request: Request, session: Supervisor, csrf: str = Form(""), shoe: str = Form(""),
            game: str = Form(""), action: str = Form(""), reason: str = Form(""), P1: str = Form(""),
@@ -196,8 +137,8 @@ def decide(request: Request, session: Supervisor, csrf: str = Form(""), shoe: st
     cards = {"P1": P1, "P2": P2, "P3": P3, "B1": B1, "B2": B2, "B3": B3}
     item = table.review(shoe or None, number)
     try:
-        player, banker = ([], []) if action != "correct" or item is None else _hand(
-            cards, bool(item["seven_up"]))
+        player, banker = ([], []) if action != "correct" or item is None else hands_from_form(
+            cards, bool(item["seven_up"]), Refused)
         table.decide(session.account.name, number, action, reason, shoe_id=shoe or None,
                      player=player, banker=banker)
     except Refused as e:
@@ -291,7 +232,7 @@ def dealers_page(request: Request, session: SupervisorPage, hours: str = "8",
     clock = _clock(request)
     return pages.render(request, "dealer/dealers.html", session,
                         **dealer_pictures(table, clock, int(hours), shoe or None,
-                                          pages.translator(request, session)),
+                                          translator(request, session)),
                         duty=table.on_duty(), clock=clock)
 
 

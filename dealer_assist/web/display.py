@@ -21,11 +21,12 @@ from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from markupsafe import Markup
 
 from dealer_assist import i18n
+from dealer_assist.accounts.stream import sse
 from dealer_assist.config.display import LAYOUTS, MOST_LANGUAGES, DisplayConfig
+from dealer_assist.config.languages import HTML_LANG, UnknownLanguage, language
 from dealer_assist.domain.rules import VARIANTS
 from dealer_assist.services.public_view import FLAG_TITLE
 from dealer_assist.web.pages import templates
-from dealer_assist.web.stream import sse
 
 router = APIRouter()
 STATIC = Path(__file__).resolve().parent / "static"
@@ -71,8 +72,8 @@ def board_languages(request: Request) -> tuple[str, ...]:
     if not asked:
         return config.languages
     try:
-        chosen = tuple(dict.fromkeys(i18n.language(n) for n in asked.split(",") if n.strip()))
-    except i18n.UnknownLanguage:
+        chosen = tuple(dict.fromkeys(language(n) for n in asked.split(",") if n.strip()))
+    except UnknownLanguage:
         return config.languages
     return chosen[:MOST_LANGUAGES] or config.languages
 
@@ -85,7 +86,7 @@ def board_layout(request: Request) -> str:
 
 def display_catalog(languages: tuple[str, ...]) -> dict[str, Any]:
     """What the page's script reads: its languages and each display text in each of them."""
-    return {"languages": [i18n.HTML_LANG[lang] for lang in languages],
+    return {"languages": [HTML_LANG[lang] for lang in languages],
             "messages": [{t: i18n.gettext(lang, t) for t in DISPLAY_TEXTS}
                          for lang in languages]}
 
@@ -97,7 +98,7 @@ async def display_page(request: Request) -> HTMLResponse:
     data = orjson.dumps(display_catalog(languages)).decode().replace("</", "<\\/")
     html = templates.get_template("display.html").render(
         languages=languages, layout=board_layout(request), catalog_json=Markup(data),
-        say=i18n.gettext, HTML_LANG=i18n.HTML_LANG)
+        say=i18n.gettext, HTML_LANG=HTML_LANG)
     return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
 
 

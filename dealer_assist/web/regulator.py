@@ -17,18 +17,16 @@ Days are the site's gaming days and times are shown on the site's clock, with it
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
-from starlette.background import BackgroundTask
 
+from dealer_assist.accounts.pages import translator
 from dealer_assist.charts.data import (
     NO_DEALER,
     by_dealer,
@@ -38,10 +36,12 @@ from dealer_assist.charts.data import (
     shifts,
 )
 from dealer_assist.charts.svg import bar_chart, timeline, title, translated_words
-from dealer_assist.export.keys import KeyProblem
 from dealer_assist.export.source import NothingToExport, parse_when
-from dealer_assist.services.records import NotSigning, TableRecords, UnknownTable
-from dealer_assist.web.pages import message, render, translator
+from dealer_assist.regulator.days import DayOutOfRange, calendar_day
+from dealer_assist.regulator.download import Refusal, zip_download
+from dealer_assist.services.records import DayView, NotSigning, TableRecords, UnknownTable
+from dealer_assist.signing_keys import KeyProblem
+from dealer_assist.web.pages import message, render
 
 REGULATOR_ROLES = ("regulator", "supervisor")
 
@@ -81,27 +81,30 @@ def regulator_router(
         return render(request, "regulator_index.html", who, tables=tables, table=chosen,
                       month=first, days=days, clock=clock)
 
-    @router.get("/{table}/days/{day}")
-    def day_page(request: Request, table: str, day: str, who: Any = guard) -> HTMLResponse:
+    def day_view(request: Request, table: str, day: str, who: Any) -> DayView | HTMLResponse:
+        """The day's view of `table`, or the page saying why there is none."""
         when = _calendar_date(day, f"day {day!r}", "YYYY-MM-DD, e.g. 2026-11-29")
         if isinstance(when, str):
             return problem(request, who, 400, when)
         try:
-            view = records.day(table, when)
+            return records.day(table, when)
         except UnknownTable as exc:
             return problem(request, who, 404, str(exc))
+
+    @router.get("/{table}/days/{day}")
+    def day_page(request: Request, table: str, day: str, who: Any = guard) -> HTMLResponse:
+        view = day_view(request, table, day, who)
+        if isinstance(view, HTMLResponse):
+            return view
         return render(request, "regulator_day.html", who, view=view, clock=clock)
 
     @router.get("/{table}/days/{day}/dealers")
     def day_dealers(request: Request, table: str, day: str, who: Any = guard) -> HTMLResponse:
         """The day's games, flags and decisions as a timeline; its dealers and shifts."""
-        when = _calendar_date(day, f"day {day!r}", "YYYY-MM-DD, e.g. 2026-11-29")
-        if isinstance(when, str):
-            return problem(request, who, 400, when)
-        try:
-            view = records.day(table, when)
-        except UnknownTable as exc:
-            return problem(request, who, 404, str(exc))
+        view = day_view(request, table, day, who)
+        if isinstance(view, HTMLResponse):
+            return view
+        when = view.day
         games, flags, decisions = day_marks(view.shoes, view.decisions)
         start, end = (clock.local(t) for t in clock.bounds(when))
         gettext = translator(request, who)
@@ -152,38 +155,28 @@ def regulator_router(
             begin, until = parse_when(start, clock), parse_when(end, clock)
         except ValueError as exc:  # not a time, or one past the calendar's ends in UTC
             return problem(request, who, 400, f"export: {exc}")
-        folder = Path(tempfile.mkdtemp(prefix="regulator-", dir=scratch))
-        try:
-            written = records.export(table, begin, until, folder)
-        except UnknownTable as exc:
-            shutil.rmtree(folder, ignore_errors=True)
-            return problem(request, who, 404, str(exc))
-        except NothingToExport as exc:
-            shutil.rmtree(folder, ignore_errors=True)
-            return problem(request, who, 404, str(exc))
-        except (NotSigning, KeyProblem) as exc:
-            shutil.rmtree(folder, ignore_errors=True)
-            return problem(request, who, 503, f"exports cannot be signed here: {exc}")
-        except ValueError as exc:
-            shutil.rmtree(folder, ignore_errors=True)
-            return problem(request, who, 400, f"export: {exc}")
-        except BaseException:
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
-        return FileResponse(written.path, media_type="application/zip",
-                            filename=written.path.name,
-                            background=BackgroundTask(shutil.rmtree, folder, True))
+        return zip_download(
+            lambda folder: records.export(table, begin, until, folder).path, _EXPORT_REFUSALS,
+            lambda status, text: problem(request, who, status, text),
+            prefix="regulator-", scratch=scratch)
 
     return router
+
+
+#: What a table's export download answers with a page instead of a zip, in this order.
+_EXPORT_REFUSALS = (
+    Refusal((UnknownTable, NothingToExport), 404),
+    Refusal((NotSigning, KeyProblem), 503, "exports cannot be signed here: {}"),
+    Refusal(ValueError, 400, "export: {}"),
+)
 
 
 def _calendar_date(iso: str, what: str, form: str) -> date | str:
     """The date of `iso`, or what is wrong with it (for a 400). A page can be drawn for a day a
     month inside the calendar's ends (its links name the day before and after, the month)."""
     try:
-        when = date.fromisoformat(iso)
+        return calendar_day(iso, timedelta(days=31))
+    except DayOutOfRange:
+        return f"{what} is out of range"
     except ValueError:
         return f"{what}: write it as {form}"
-    if not date.min + timedelta(days=31) <= when <= date.max - timedelta(days=31):
-        return f"{what} is out of range"
-    return when

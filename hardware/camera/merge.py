@@ -140,11 +140,11 @@ def _suit_in_doubt(a: Read, b: Read, settings: Settings) -> bool:
 
 
 def _shadows(reads: list[Read], settings: Settings) -> list[Read]:
-    """`reads` less each weak peak's read (below `settings.firm_heat`) that is a firm peak's
+    """`reads` less each weak peak's read (below `settings.firm_peak_heat`) that is a firm peak's
     index read again in another suit (`_suit_in_doubt`): the firm peak sits on the index, the
     weak one beside it sees part of it. Two firm peaks there are a fan's neighbours."""
-    firm = [r for r in reads if r.spot.heat >= settings.firm_heat]
-    return [r for r in reads if r.spot.heat >= settings.firm_heat
+    firm = [r for r in reads if r.spot.heat >= settings.firm_peak_heat]
+    return [r for r in reads if r.spot.heat >= settings.firm_peak_heat
             or not any(_suit_in_doubt(r, f, settings) for f in firm)]
 
 
@@ -226,18 +226,18 @@ def _disagree(a: Card, b: Card, reads: list[Read], settings: Settings) -> bool:
     card's two opposite indices, one of them read unsure, with no other
     card's index between them (two sure reads there are two cards: where the hands of a
     bridge deal face each other, indices often lie just so); or, when
-    `settings.clash` is above 0, predicted centres that all but coincide. Two cards each
-    read sure from a firm peak (`settings.firm_heat`) are one card only when those reads are
-    one index read twice: in a fan, a stray weak peak between two sure cards must not make
+    `settings.two_codes_one_card` is above 0, predicted centres that all but coincide. Two cards
+    each read sure from a firm peak (`settings.firm_peak_heat`) are one card only when those
+    reads are one index read twice: in a fan, a stray weak peak between two sure cards must not make
     both unsure."""
-    if all(c.best.prob >= settings.sure and c.best.spot.heat >= settings.firm_heat
+    if all(c.best.prob >= settings.sure and c.best.spot.heat >= settings.firm_peak_heat
            for c in (a, b)):
         return _one_index(a.best.spot, b.best.spot, settings)
     for x in a.reads:
         for y in b.reads:
-            weak = max(x.spot.heat, y.spot.heat) < settings.firm_heat
+            weak = max(x.spot.heat, y.spot.heat) < settings.firm_peak_heat
             if (_one_index(x.spot, y.spot, settings) or (weak and _suit_in_doubt(x, y, settings))
-                    or _centres_within(x.spot, y.spot, settings.clash)):
+                    or _centres_within(x.spot, y.spot, settings.two_codes_one_card)):
                 return True
             if min(x.prob, y.prob) >= settings.sure:
                 continue  # two sure reads at opposite corners: two cards, as in facing fans
@@ -293,21 +293,22 @@ def _deck_scale(cards: list[Card], settings: Settings) -> float:
     two opposite indices are both seen, of the width their distance gives over the finder's
     widths at them. A table holds one deck, and the finder's width runs long or short by
     design (by a third on some it has not seen), alike on each card of it. 1 with fewer than
-    `settings.deck_pairs` such cards."""
+    `settings.pairs_for_deck_scale` such cards."""
     ratios = [card.width / float(np.mean([r.spot.width for r in card.pair]))
               for card in cards if card.pair is not None]
-    if not settings.deck_pairs or len(ratios) < settings.deck_pairs:
+    if not settings.pairs_for_deck_scale or len(ratios) < settings.pairs_for_deck_scale:
         return 1.0
     return float(np.median(ratios))
 
 
 def _sure(card: Card, settings: Settings) -> bool:
-    """Whether the card's surest read may stand: at `sure`, or at `lead_floor` with the
-    reader's second choice `lead` times less likely, or with both its opposite indices read
-    its code at `pair_sure` or more."""
+    """Whether the card's surest read may stand: at `sure`, or at `sure_by_lead_min` with the
+    reader's second choice `sure_by_lead_ratio` times less likely, or with both its opposite
+    indices read its code at `pair_sure` or more."""
     best = card.best
+    clear_lead = best.prob >= settings.sure_by_lead_ratio * best.second
     return (best.prob >= settings.sure
-            or (best.prob >= settings.lead_floor and best.prob >= settings.lead * best.second)
+            or (best.prob >= settings.sure_by_lead_min and clear_lead)
             or card.both_indices_agree(settings.pair_sure))
 
 
@@ -326,8 +327,8 @@ def merge(reads: list[Read], backs: list[BackSpot], frame_shape: tuple[int, ...]
     """One Sighting per card (`group_cards` says which reads are one card's). Its code is the
     one its surest read gives; the card is "unsure" when that read is not sure (`_sure`) and
     the card is not read whole as that code (`_read_whole`), or when another of its reads
-    gives another code at `settings.outvoted` or more (its indices disagree). Back spots not
-    on a face are face-down cards."""
+    gives another code at `settings.rival_code_max` or more (its indices disagree). Back spots
+    not on a face are face-down cards."""
     cards = group_cards(reads, settings)
     scale = _deck_scale(cards, settings)
     for card in cards:
@@ -336,7 +337,8 @@ def merge(reads: list[Read], backs: list[BackSpot], frame_shape: tuple[int, ...]
     for card in cards:
         best = card.best
         votes = card.votes
-        rivals = sorted(c for c, p in votes.items() if c != best.code and p >= settings.outvoted)
+        rivals = sorted(c for c, p in votes.items()
+                        if c != best.code and p >= settings.rival_code_max)
         quad = card_quad(card.centre, card.up, card.width)
         if rivals:
             why = f"indices disagree: {best.code} or {' or '.join(rivals)}"

@@ -2,7 +2,7 @@
 
 `OverheadRenderer(zones)` draws a green felt with the layout's printed boxes (the zones of the
 calibration, scaled to the frame), and on it the cards that lie in each zone, face up (our own
-drawn faces, `synth.drawn`) or face down (their back). A card lies near its box's centre with a
+drawn faces, `drawn/faces.py`) or face down (their back). A card lies near its box's centre with a
 small offset and turn of its own, the same in every frame (a card on the felt does not move);
 a box wider than it is tall (the third cards' boxes) holds its card sideways. Each frame gets
 mild sensor noise. Frames are as large as the calibration's frame (`Zones.size`) unless asked
@@ -19,7 +19,7 @@ from functools import cached_property
 import cv2
 import numpy as np
 
-from hardware.camera.synth.drawn import ASPECT, drawn_faces
+from hardware.camera.drawn.faces import ASPECT, drawn_faces
 from hardware.camera.zones import Zones
 
 FELT = (38, 92, 28)  # BGR

@@ -9,10 +9,11 @@ import time
 import pytest
 
 from dealer_assist.config import ShoeConfig, load_paytables
+from dealer_assist.devices.deal.dealing import deal_shoe_detailed
+from dealer_assist.devices.deal.pace import PACE, SQUEEZE
 from dealer_assist.devices.shoe import BuiltInShoe, ShoeFeed, shoe_frames
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.services.live_table import LiveTable
-from dealer_assist.services.shoe_deal import PACE, SQUEEZE, deal_shoe_detailed
 from dealer_assist.store.log import MemoryEventLog
 from hardware.shoe.protocol import Button, Card, CutCard
 

@@ -19,11 +19,12 @@ import numpy as np
 import pytest
 
 from dealer_assist.config import ShoeConfig, load_paytables
+from dealer_assist.devices.deal.dealing import DealtShoe, deal_shoe_detailed
 from dealer_assist.devices.shoe import BuiltInShoe, ShoeFeed
 from dealer_assist.devices.virtual_camera import Layout, VirtualCamera, layout_script
 from dealer_assist.domain.house import HouseRules
-from dealer_assist.services.live_table import LiveTable, Refused
-from dealer_assist.services.shoe_deal import DealtShoe, deal_shoe_detailed
+from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.refusals import Refused
 from dealer_assist.store.log import MemoryEventLog
 from hardware.camera.feed import CameraFeed, run_feed
 from hardware.camera.recognize import Sighting

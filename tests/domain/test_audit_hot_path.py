@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 import pytest
 
 from dealer_assist.config import load_paytables
+from dealer_assist.devices.deal.dealing import deal_shoe
+from dealer_assist.devices.deal.mistakes import MISTAKES
 from dealer_assist.domain.cards import CARD_CODES, CARD_VALUE
 from dealer_assist.domain.events import BetsClosed, CardDealt, TraceError, parse_event
 from dealer_assist.domain.flags import Flag
@@ -20,7 +22,6 @@ from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.report import shoe_view
 from dealer_assist.domain.rules import next_position
 from dealer_assist.domain.table import TableMachine
-from dealer_assist.services.shoe_deal import MISTAKES, deal_shoe
 from dealer_assist.services.trace import read_events
 
 PAYTABLES = load_paytables()

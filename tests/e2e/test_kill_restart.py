@@ -31,9 +31,10 @@ from dealer_assist.charts.data import by_dealer, shifts
 from dealer_assist.config import load_paytables
 from dealer_assist.domain.events import parse_event
 from dealer_assist.domain.house import HouseRules
-from dealer_assist.domain.table import DEALING, TableMachine
-from dealer_assist.export.keys import ENV_SIGNING_KEY
+from dealer_assist.domain.phases import DEALING
+from dealer_assist.domain.table import TableMachine
 from dealer_assist.services.live_table import LiveTable
+from dealer_assist.signing_keys import ENV_SIGNING_KEY
 from dealer_assist.store.snapshot import TableSnapshots
 from dealer_assist.store.sqlite_log import SqliteEventLog, SqliteEventReader
 from dealer_assist.store.verify import verify_chain

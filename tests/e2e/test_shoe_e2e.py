@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 
 from dealer_assist.config import ShoeConfig, load_paytables
+from dealer_assist.devices.deal.dealing import deal_shoe_detailed
+from dealer_assist.devices.deal.mistakes import MISTAKES, Mistake
 from dealer_assist.devices.shoe import ShoeFeed
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.services.audit import audit_lines
 from dealer_assist.services.live_table import LiveTable
-from dealer_assist.services.shoe_deal import MISTAKES, Mistake, deal_shoe_detailed
 from dealer_assist.store.sqlite_log import SqliteEventLog
 from hardware.shoe.adapters.reference import message_for
 from hardware.shoe.protocol import encode

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from dealer_assist.cli import main
+from dealer_assist.devices.deal.dealing import deal_shoe_detailed
 from dealer_assist.domain.house import HouseRules
-from dealer_assist.export.keys import KeyPair, generate_keys
-from dealer_assist.services.shoe_deal import deal_shoe_detailed
+from dealer_assist.signing_keys import KeyPair, generate_keys
 from dealer_assist.store.sqlite_log import SqliteEventLog
 
 DAY = "2026-11-29"

@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from dealer_assist.export.keys import (
+from dealer_assist.signing_keys import (
     ENV_SIGNING_KEY,
     KeyProblem,
     checkpoint_signer_from_environment,

@@ -18,10 +18,10 @@ from fastapi.testclient import TestClient
 
 from dealer_assist.config import load_paytables
 from dealer_assist.config.gaming_day import GamingDay, site_zone
+from dealer_assist.devices.deal.dealing import deal_shoe_detailed
 from dealer_assist.domain.house import HouseRules
-from dealer_assist.export.keys import load_private_key
 from dealer_assist.services.records import TableRecords
-from dealer_assist.services.shoe_deal import deal_shoe_detailed
+from dealer_assist.signing_keys import load_private_key
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.sqlite_log import SqliteEventLog
 from tests.export.conftest import Export, Verify

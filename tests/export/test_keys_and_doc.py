@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dealer_assist.cli import main
-from dealer_assist.export.keys import (
+from dealer_assist.signing_keys import (
     ENV_SIGNING_KEY,
     KeyProblem,
     load_private_key,

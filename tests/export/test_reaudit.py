@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from dealer_assist.config import load_paytables
+from dealer_assist.devices.deal.dealing import deal_shoe
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.export.reaudit import Reaudit, decision_reach
 from dealer_assist.export.rows import GAME_COLUMNS
 from dealer_assist.services.audit import audit_lines
-from dealer_assist.services.shoe_deal import deal_shoe
 
 
 class Rows:

@@ -14,19 +14,20 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from dealer_assist.accounts.auth import SESSION_COOKIE, require
+from dealer_assist.accounts.login import Accounts
+from dealer_assist.accounts.users import Account
 from dealer_assist.config import load_paytables
 from dealer_assist.domain.house import HouseRules
-from dealer_assist.export.keys import load_private_key, load_public_key
 from dealer_assist.export.verifier import verify_export
-from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.records import TableRecords
+from dealer_assist.signing_keys import load_private_key, load_public_key
 from dealer_assist.store.log import MemoryEventLog
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.sqlite_log import SqliteEventLog
-from dealer_assist.store.users import UserStore
+from dealer_assist.store.users import TableUsers, UserStore
 from dealer_assist.web.app import create_app
-from dealer_assist.web.auth import SESSION_COOKIE, Account, require
 from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router
 from tests.export.conftest import decision
 
@@ -39,7 +40,7 @@ def make_app(records: TableRecords, scratch: Path) -> FastAPI:
     """The table's app (an idle table, an empty users file) with the regulator's pages."""
     table = LiveTable(MemoryEventLog(), table_id="T1", house=HouseRules(),
                       paytables=load_paytables())
-    accounts = UserAccounts(UserStore(scratch.parent / "users.db"))
+    accounts = Accounts(TableUsers(UserStore(scratch.parent / "users.db")))
     return create_app(table, accounts, routers=[regulator_router(
         records, require(*REGULATOR_ROLES, page=True), scratch=scratch)])
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from dealer_assist.cli import main
-from dealer_assist.export.keys import KeyPair, load_private_key
+from dealer_assist.signing_keys import KeyPair, load_private_key
 from dealer_assist.store.sqlite_log import SqliteEventLog, SqliteEventReader
 from tests.export.conftest import day_events
 from tests.store.signing import cut_back, remove_signed, rewrite

@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dealer_assist.cli import main
+from dealer_assist.devices.deal.dealing import deal_shoe
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.export.hashed import DEPTH, BackgroundFile, HashedFile
 from dealer_assist.export.links import (
@@ -33,9 +34,8 @@ from dealer_assist.export.links import (
     read_line,
     read_line_bytes,
 )
-from dealer_assist.export.source import Record
+from dealer_assist.logformat import Record
 from dealer_assist.services.audit import audit_lines
-from dealer_assist.services.shoe_deal import deal_shoe
 from dealer_assist.store import log_range
 from dealer_assist.store.sqlite_log import SqliteEventLog
 from tests.export.conftest import members

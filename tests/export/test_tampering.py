@@ -19,8 +19,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dealer_assist.cli import main
-from dealer_assist.export.keys import load_private_key
 from dealer_assist.export.manifest import manifest_bytes
+from dealer_assist.signing_keys import load_private_key
 from tests.export.conftest import members, rezip
 from tests.logtamper import outside, rechain_from, rehash, row
 

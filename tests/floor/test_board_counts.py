@@ -9,8 +9,8 @@ import re
 import psycopg
 from fastapi.testclient import TestClient
 
-from dealer_assist.floor.ingest import Ingest
 from dealer_assist.floor.web.app import create_floor_app
+from dealer_assist.shipping.ingest import Ingest
 from tests.floor.conftest import FLOOR_PASSWORD
 from tests.floor.pit_client import login
 

@@ -20,9 +20,10 @@ from fastapi.testclient import TestClient
 from dealer_assist.config import load_paytables
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.floor.requests import ask, requests
-from dealer_assist.floor.shipper import Shipper
 from dealer_assist.floor.web.app import create_floor_app
-from dealer_assist.services.live_table import AlreadyDecided, LiveTable
+from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.refusals import AlreadyDecided
+from dealer_assist.shipping.shipper import Shipper
 from dealer_assist.store.sqlite_log import SqliteEventLog
 from tests.floor.conftest import FLOOR_PASSWORD
 from tests.floor.pit_client import csrf_of, login
@@ -255,7 +256,7 @@ def test_one_request_per_game_at_a_time(table, client):
 def test_a_table_role_sees_only_its_own_requests_and_never_the_users(floor, service, sample,
                                                                      table_log):
     (a, dsn_a), (b, dsn_b) = floor.add_table(), floor.add_table()
-    from tests.floor.conftest import ship
+    from tests.pg import ship
 
     for table, dsn in ((a, dsn_a), (b, dsn_b)):
         ship(dsn, table, table_log(sample, name=table))

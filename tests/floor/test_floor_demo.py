@@ -28,9 +28,9 @@ import psycopg
 import pytest
 
 from dealer_assist.commands.floor_demo import SERVICE_LOGIN
-from dealer_assist.export.keys import load_public_key
 from dealer_assist.export.verifier import verify_export
 from dealer_assist.floor.cluster import Cluster, bin_dir, free_port
+from dealer_assist.signing_keys import load_public_key
 from tests.floor.pit_client import login
 
 pytestmark = pytest.mark.slow

@@ -19,11 +19,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from dealer_assist.cli import main
 from dealer_assist.commands.floor_export import register_floor_export
 from dealer_assist.config.paytables import load_paytables
-from dealer_assist.export.keys import generate_keys, load_private_key
-from dealer_assist.floor.checkpoints import CheckpointShipper
+from dealer_assist.devices.deal.dealing import deal_shoe
 from dealer_assist.floor.export import write_floor_export
-from dealer_assist.floor.shipper import Shipper
-from dealer_assist.services.shoe_deal import deal_shoe
+from dealer_assist.shipping.checkpoints import CheckpointShipper
+from dealer_assist.shipping.shipper import Shipper
+from dealer_assist.signing_keys import generate_keys, load_private_key
 from dealer_assist.store.sqlite_log import SqliteEventLog
 
 DAY = datetime(2026, 11, 29, tzinfo=UTC)
@@ -220,7 +220,7 @@ def test_the_floor_export_command(floor, shipped, keys, tmp_path, capsys, monkey
     args = parser.parse_args(["export", "--tables", "NOPE", "--from", "2026-11-29", "--to",
                               "2026-11-30", "--out", str(tmp_path / "x.zip"), "--dsn",
                               floor.dsn(), "--signing-key", str(keys.private)])
-    from dealer_assist.commands import CommandFailed
+    from dealer_assist.commands.failed import CommandFailed
 
     with pytest.raises(CommandFailed, match="no table NOPE"):
         args.func(args)

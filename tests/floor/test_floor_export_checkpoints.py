@@ -26,14 +26,15 @@ from dealer_assist.config.paytables import load_paytables
 from dealer_assist.export import manifest as mf
 from dealer_assist.export.compare import Findings
 from dealer_assist.export.floor_verifier import verify_floor_zip
-from dealer_assist.export.keys import fingerprint, load_private_key, load_public_key
 from dealer_assist.export.verifier import verify_export
 from dealer_assist.export.writer import LogTampered
-from dealer_assist.floor.checkpoints import CheckpointShipper, public_pem
 from dealer_assist.floor.export import write_floor_export
-from dealer_assist.floor.ingest import Ingest
-from dealer_assist.store.chain import ChainHead, Checkpoint, canonical_json, link_hash
-from dealer_assist.store.signed_checkpoints import signed_bytes
+from dealer_assist.floor_wire import public_pem
+from dealer_assist.logformat import ChainHead, Checkpoint, signed_bytes
+from dealer_assist.shipping.checkpoints import CheckpointShipper
+from dealer_assist.shipping.ingest import Ingest
+from dealer_assist.signing_keys import fingerprint, load_private_key, load_public_key
+from dealer_assist.store.chain import canonical_json, link_hash
 from tests.floor.test_floor_export import (  # noqa: F401 - fixtures
     DAY,
     NEXT,

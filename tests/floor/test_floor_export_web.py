@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from dealer_assist.export.keys import ENV_SIGNING_KEY, load_public_key
 from dealer_assist.export.verifier import verify_export
 from dealer_assist.floor.web.app import create_floor_app
+from dealer_assist.signing_keys import ENV_SIGNING_KEY, load_public_key
 from tests.floor.conftest import FLOOR_PASSWORD
 from tests.floor.pit_client import login
 from tests.floor.test_floor_export import keys, shipped, signers  # noqa: F401 - fixtures

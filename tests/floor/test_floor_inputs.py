@@ -14,12 +14,13 @@ from collections.abc import Iterator
 import httpx2
 import pytest
 
+from dealer_assist.accounts.login import REFUSED
+from dealer_assist.accounts.pages import INVALID_FIELDS
+from dealer_assist.accounts.throttle import CLIENT_FREE
 from dealer_assist.floor.web.app import create_floor_app
-from dealer_assist.login import REFUSED
-from dealer_assist.services.login_throttle import CLIENT_FREE
-from dealer_assist.web.pages import INVALID_FIELDS
-from tests.floor.conftest import FLOOR_PASSWORD, FLOOR_USERS, ship
+from tests.floor.conftest import FLOOR_PASSWORD, FLOOR_USERS
 from tests.floor.pit_client import csrf_of, login, serve
+from tests.pg import ship
 from tests.web.inputs_probe import ErrorLog, probe, routes
 
 HOME = {"sup": "/pit/requests", "sur": "/pit/requests", "reg": "/regulator"}

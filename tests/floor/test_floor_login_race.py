@@ -15,14 +15,13 @@ import httpx2
 import pytest
 from argon2 import PasswordHasher
 
-from dealer_assist.floor.users import add_user
-from dealer_assist.floor.web.accounts import FloorAccounts
+from dealer_assist.accounts.login import REFUSED, Accounts
+from dealer_assist.accounts.throttle import LoginThrottle
+from dealer_assist.floor.users import FloorUsers, add_user
 from dealer_assist.floor.web.app import create_floor_app
-from dealer_assist.login import REFUSED
-from dealer_assist.services.login_throttle import CLIENT_FREE, MAX_WAIT, LoginThrottle
+from tests.accounts.login_burst import Clock, CountingHasher, only_the_free_tries_checked
 from tests.floor.conftest import FLOOR_PASSWORD
 from tests.floor.pit_client import login, serve
-from tests.web.login_burst import Clock, CountingHasher, burst
 
 
 @pytest.fixture
@@ -32,7 +31,8 @@ def served(floor, service) -> Iterator[tuple[str, CountingHasher, Clock]]:
     add_user(floor.owner, "boss", "supervisor", FLOOR_PASSWORD, hasher=PasswordHasher())
     hasher, clock = CountingHasher(), Clock()
     app = create_floor_app(service)
-    app.state.accounts = FloorAccounts(app.state.pool, LoginThrottle(clock), hasher=hasher)
+    app.state.accounts = Accounts(FloorUsers(app.state.pool, hasher=hasher), LoginThrottle(clock),
+                                  label="floor ")
     server = serve(app)
     try:
         yield server.url, hasher, clock
@@ -43,16 +43,7 @@ def served(floor, service) -> Iterator[tuple[str, CountingHasher, Clock]]:
 @pytest.mark.slow
 def test_fifty_wrong_passwords_at_once_get_only_the_free_ones_checked(served) -> None:
     url, hasher, clock = served
-    answers = burst(url, "boss", "not the password")
-    assert [a.status_code for a in answers] == [401] * 50
-    assert all(REFUSED in a.text for a in answers)
-    assert hasher.checked == CLIENT_FREE
-    with httpx2.Client(base_url=url, timeout=30, follow_redirects=False) as owner:
-        assert login(owner, "boss", FLOOR_PASSWORD).status_code == 401  # the same address
-        assert hasher.checked == CLIENT_FREE  # its password not even checked
-        clock.now += MAX_WAIT  # half a minute at most, as the docs say
-        assert login(owner, "boss", FLOOR_PASSWORD).status_code == 303
-    assert hasher.checked == CLIENT_FREE + 1
+    only_the_free_tries_checked(url, hasher, clock, "boss", FLOOR_PASSWORD, login)
 
 
 def test_a_long_or_odd_name_is_logged_cut_short_and_escaped(

@@ -1,4 +1,4 @@
-"""Signed sessions on the floor service (web/session.py): a login outlives a restart, and
+"""Signed sessions on the floor service (accounts/session.py): a login outlives a restart, and
 still ends at logout (kept in `floor_sessions_ended`, migration 13), after its time-out, and
 when the account changes.
 
@@ -24,12 +24,11 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
+from dealer_assist.accounts.auth import SESSION_COOKIE
+from dealer_assist.accounts.session import SignedSessions, key_file
 from dealer_assist.commands.floor import ENV_SESSION_KEY
 from dealer_assist.commands.floor_dsn import ENV_DSN
 from dealer_assist.floor.web.app import create_floor_app
-from dealer_assist.store.sessions import key_file
-from dealer_assist.web.auth import SESSION_COOKIE
-from dealer_assist.web.session import SignedSessions
 from tests.floor.conftest import FLOOR_PASSWORD
 from tests.floor.pit_client import csrf_of, login
 from tests.floor.test_floor_dsn import split_password

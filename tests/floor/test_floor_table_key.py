@@ -9,11 +9,12 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dealer_assist.cli import main
-from dealer_assist.export.keys import fingerprint
-from dealer_assist.floor.checkpoints import CheckpointShipper, public_pem, registered_key
-from dealer_assist.floor.ingest import IntegrityAlarm
-from tests.floor.conftest import ship
-from tests.floor.test_checkpoints import alarms, central, signing_log
+from dealer_assist.floor_wire import public_pem, registered_key
+from dealer_assist.shipping.checkpoints import CheckpointShipper
+from dealer_assist.shipping.ingest import IntegrityAlarm
+from dealer_assist.signing_keys import fingerprint
+from tests.pg import ship
+from tests.shipping.test_checkpoints import alarms, central, signing_log
 
 
 def pem_file(tmp_path, name: str, key: Ed25519PrivateKey):

@@ -11,8 +11,9 @@ import time
 import psycopg
 import pytest
 
-from dealer_assist.floor.fold import FOLD_CHANNEL, Folder, fold_pending
-from dealer_assist.floor.ingest import Ingest
+from dealer_assist.floor.fold import Folder, fold_pending
+from dealer_assist.floor_wire import FOLD_CHANNEL
+from dealer_assist.shipping.ingest import Ingest
 from dealer_assist.store.chain import RawRecord, link_hash
 from tests.floor.test_ingest_batches import models, two_shoes
 

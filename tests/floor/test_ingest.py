@@ -10,8 +10,10 @@ from dataclasses import replace
 import psycopg
 import pytest
 
-from dealer_assist.floor.ingest import ALARM_CHANNEL, Ingest, IntegrityAlarm, central_head
-from dealer_assist.store.chain import ChainHead, RawRecord
+from dealer_assist.floor_wire import ALARM_CHANNEL
+from dealer_assist.logformat import ChainHead
+from dealer_assist.shipping.ingest import Ingest, IntegrityAlarm, central_head
+from dealer_assist.store.chain import RawRecord
 
 
 def records(log) -> list[RawRecord]:

@@ -10,10 +10,10 @@ import psycopg
 import pytest
 
 from dealer_assist.floor.fold import fold_batch, fold_pending, fold_table
-from dealer_assist.floor.ingest import Ingest, central_head
 from dealer_assist.floor.read_models import FloorModels
-from dealer_assist.floor.shipper import Shipper
-from dealer_assist.store.chain import GENESIS, ChainHead
+from dealer_assist.logformat import GENESIS, ChainHead
+from dealer_assist.shipping.ingest import Ingest, central_head
+from dealer_assist.shipping.shipper import Shipper
 
 SNAPSHOT = {
     "table_status": "SELECT last_seq, last_ts, shoe_id, shoe_seq, game, open_flags, variant, "

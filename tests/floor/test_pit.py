@@ -17,13 +17,14 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
+from dealer_assist.accounts.login import REFUSED
+from dealer_assist.accounts.throttle import CLIENT_FREE
 from dealer_assist.bootstrap import ServerThread
-from dealer_assist.floor.ingest import Ingest, IntegrityAlarm
 from dealer_assist.floor.web.app import create_floor_app
-from dealer_assist.login import REFUSED
-from dealer_assist.services.login_throttle import CLIENT_FREE
-from tests.floor.conftest import FLOOR_PASSWORD, FLOOR_USERS, ship
+from dealer_assist.shipping.ingest import Ingest, IntegrityAlarm
+from tests.floor.conftest import FLOOR_PASSWORD, FLOOR_USERS
 from tests.floor.pit_client import csrf_of, login, serve
+from tests.pg import ship
 
 # (method, path, roles allowed, a page that sends a visitor to the login form)
 ROUTES = [

@@ -14,10 +14,11 @@ import psycopg
 import pytest
 
 from dealer_assist.bootstrap import ServerThread
-from dealer_assist.floor.ingest import Ingest, IntegrityAlarm
+from dealer_assist.devices.deal.dealing import deal_shoe
 from dealer_assist.floor.web.app import create_floor_app
-from dealer_assist.services.shoe_deal import deal_shoe
-from tests.floor.conftest import FLOOR_PASSWORD, ship
+from dealer_assist.shipping.ingest import Ingest, IntegrityAlarm
+from tests.floor.conftest import FLOOR_PASSWORD
+from tests.pg import ship
 
 pytestmark = pytest.mark.browser
 

@@ -22,12 +22,14 @@ from fastapi.testclient import TestClient
 
 from dealer_assist import i18n
 from dealer_assist.cli import main
-from dealer_assist.floor.requests import STATUS_TEXT
+from dealer_assist.config import languages
 from dealer_assist.floor.users import add_user
 from dealer_assist.floor.web import pages
 from dealer_assist.floor.web.app import create_floor_app
-from tests.floor.conftest import FLOOR_PASSWORD, ship
+from dealer_assist.floor_wire import STATUS_TEXT
+from tests.floor.conftest import FLOOR_PASSWORD
 from tests.floor.pit_client import csrf_of, login
+from tests.pg import ship
 
 CHEAP = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
 #: The floor users of these tests and their languages.
@@ -130,7 +132,7 @@ def test_a_thai_and_a_chinese_supervisor_see_the_pit_in_their_language(pit, name
     say = i18n.translations(lang).gettext
     as_user(client, name)
     board = Dom(client.get("/pit").text)
-    assert board.lang() == i18n.HTML_LANG[lang]
+    assert board.lang() == languages.HTML_LANG[lang]
     assert board.texts("h1") == [say("Pit board")]
     assert board.texts("a")[:4] == [say("Pit board"), say("Review queue"), say("Dealers"),
                                     say("Floor decisions")]
@@ -147,7 +149,7 @@ def test_a_thai_and_a_chinese_supervisor_see_the_pit_in_their_language(pit, name
     for word in PIT_WORDS:
         assert word not in board.body(), word
     queue = Dom(client.get("/pit/queue").text)
-    assert queue.lang() == i18n.HTML_LANG[lang] and queue.texts("h1") == [say("Pit review queue")]
+    assert queue.lang() == languages.HTML_LANG[lang] and queue.texts("h1") == [say("Pit review queue")]
     games = queue.find("tr", class_="sev-review")
     assert sorted((g["attrs"]["data-table"], g["attrs"]["data-game"], g["attrs"]["data-dealer"])
                   for g in games) == sorted([(a, "16", "D-1"), (a, "17", "D-1"),
@@ -189,7 +191,7 @@ def test_the_language_chooser_keeps_the_choice_for_the_next_login(floor, pit) ->
     assert dom.lang() == "en"
     chooser = dom.find("form", action="/account/language")
     assert len(chooser) == 1
-    assert [o["attrs"]["value"] for o in dom.find("option")] == list(i18n.LANGUAGES)
+    assert [o["attrs"]["value"] for o in dom.find("option")] == list(languages.LANGUAGES)
     csrf = csrf_of(page.text)
     chosen = client.post("/account/language", data={"csrf": csrf, "lang": "zh-Hant",
                                                      "next": "/pit/queue"},

@@ -13,13 +13,14 @@ from dealer_assist import i18n
 from dealer_assist.bootstrap import ServerThread
 from dealer_assist.floor.users import add_user
 from dealer_assist.floor.web.app import create_floor_app
-from tests.floor.conftest import FLOOR_PASSWORD, ship
+from tests.floor.conftest import FLOOR_PASSWORD
 from tests.floor.test_pit_browser import (  # noqa: F401 (the fixture)
     ARTIFACTS,
     browser,
     sign_in_on_the_pit,
 )
 from tests.floor.test_pit_i18n import dealt_by
+from tests.pg import ship
 from tests.web.browser_fonts import CJK_FONTS, THAI_FONTS, fonts_of
 
 pytestmark = pytest.mark.browser

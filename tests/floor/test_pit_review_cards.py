@@ -23,13 +23,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dealer_assist.config import load_paytables
+from dealer_assist.devices.deal.dealing import deal_shoe
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.floor.web.app import create_floor_app
 from dealer_assist.services.live_table import LiveTable
-from dealer_assist.services.shoe_deal import deal_shoe
 from dealer_assist.store.sqlite_log import SqliteEventLog
-from tests.floor.conftest import FLOOR_PASSWORD, ship
+from tests.floor.conftest import FLOOR_PASSWORD
 from tests.floor.pit_client import login
+from tests.pg import ship
 
 #: A cell of the review page's hand: position, card, and the mark of a card not yet opened.
 CELL = re.compile(r'<td data-pos="([PB][123])"><span class="card [a-z]+" title="(\w\w)">'

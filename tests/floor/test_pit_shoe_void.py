@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from dealer_assist.devices.deal.dealing import deal_shoe
 from dealer_assist.floor.web.app import create_floor_app
-from dealer_assist.services.shoe_deal import deal_shoe
 from tests.floor.conftest import FLOOR_PASSWORD
 from tests.floor.pit_client import csrf_of, login
 from tests.floor.test_floor_decisions import Table, request_of

@@ -8,8 +8,8 @@ import psycopg
 import pytest
 
 from dealer_assist.floor import migrations
-from dealer_assist.floor.ingest import Ingest
 from dealer_assist.floor.web import board
+from dealer_assist.shipping.ingest import Ingest
 
 
 def with_dealers(sample: list[dict[str, object]]) -> list[dict[str, object]]:

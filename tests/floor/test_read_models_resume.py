@@ -7,8 +7,8 @@ from __future__ import annotations
 import psycopg
 
 from dealer_assist.floor.fold import fold_batch
-from dealer_assist.floor.ingest import Ingest
 from dealer_assist.floor.read_models import FloorModels
+from dealer_assist.shipping.ingest import Ingest
 
 SNAPSHOT = {
     "table_status": "SELECT last_seq, shoe_id, game, open_flags, info_flags, variant, "

@@ -10,9 +10,9 @@ import psycopg.conninfo
 import pytest
 
 from dealer_assist.cli import main
-from dealer_assist.floor.ingest import Ingest
 from dealer_assist.floor.migrations import MIGRATIONS, migrate
 from dealer_assist.floor.roles import new_password, service_overreach
+from dealer_assist.shipping.ingest import Ingest
 
 
 @pytest.fixture

@@ -13,12 +13,13 @@ import psycopg
 import pytest
 
 from dealer_assist.floor.fold import READ_MODELS
-from dealer_assist.floor.ingest import Ingest
 from dealer_assist.floor.migrations import migrate
-from dealer_assist.floor.requests import answer, ask
+from dealer_assist.floor.requests import ask
 from dealer_assist.floor.web import board, pit_queue
-from tests.floor.conftest import Floor
+from dealer_assist.shipping.ingest import Ingest
+from dealer_assist.shipping.requests import answer
 from tests.floor.test_ingest_batches import models
+from tests.pg import Floor
 
 #: One statement of each kind on each read model, as a table's role might send it.
 WRITES = {

@@ -12,8 +12,8 @@ import pytest
 from dealer_assist.bootstrap import open_table
 from dealer_assist.config import load_table_config
 from dealer_assist.floor.requests import ask
-from dealer_assist.floor.shipper import DSN_ENV
-from tests.floor.test_table_ships import write_config
+from dealer_assist.shipping.shipper import DSN_ENV
+from tests.shipping.test_table_ships import write_config
 
 
 def test_the_table_service_records_a_floor_decision_and_ships_it_back(

@@ -16,11 +16,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dealer_assist.cli import main
 from dealer_assist.config.paytables import load_paytables
-from dealer_assist.export.keys import fingerprint, load_private_key
-from dealer_assist.floor.checkpoints import public_pem
 from dealer_assist.floor.export import write_floor_export
-from dealer_assist.store.chain import ChainHead, Checkpoint
-from dealer_assist.store.signed_checkpoints import signed_bytes
+from dealer_assist.floor_wire import public_pem
+from dealer_assist.logformat import ChainHead, Checkpoint, signed_bytes
+from dealer_assist.signing_keys import fingerprint, load_private_key
 from tests.floor.test_floor_export import (  # noqa: F401 - fixtures
     NEXT,
     floor_zip,

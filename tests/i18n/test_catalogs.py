@@ -9,38 +9,25 @@ from pathlib import Path
 import pytest
 
 from dealer_assist import i18n
+from dealer_assist.config.languages import LANGUAGES
 from dealer_assist.domain.flags import FLAGS
-from dealer_assist.i18n import update
 from dealer_assist.i18n.sheets import RULE_SHEETS
-from dealer_assist.services.public_view import LINK_WORDS
-from dealer_assist.web.display import DISPLAY_TEXTS
-from dealer_assist.web.pages import ACTIONS, SCRIPT_TEXTS
 
 SEEDS = Path(i18n.__file__).resolve().parents[3] / "shared" / "seeds"
 PERCENT = re.compile(r"%\(\w+\)s")
 BRACES = re.compile(r"\{\d\}")
 
 
-@pytest.mark.parametrize("lang", [lang for lang in i18n.LANGUAGES if lang != i18n.SOURCE])
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != i18n.SOURCE])
 def test_every_message_id_is_translated_in_every_shipped_language(lang: str) -> None:
     assert i18n.missing(lang) == [], f"{lang}.po lacks translations"
 
 
-@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_translation_keeps_the_placeholders_of_its_id(lang: str) -> None:
     for msgid, text in i18n.messages(lang).items():
         for pattern in (PERCENT, BRACES):
             assert sorted(pattern.findall(msgid)) == sorted(pattern.findall(text)), (lang, msgid)
-
-
-def test_the_catalogs_hold_every_text_the_pages_scripts_and_flags_show() -> None:
-    """`python -m dealer_assist.i18n.update` would add nothing."""
-    templates = set(update.template_ids())
-    assert len(templates) > 100 and {"Review queue", "Rule:", "Dealers"} <= templates
-    needed = set(update.needed_ids())
-    assert {rule.rule for rule in FLAGS.values()} | set(DISPLAY_TEXTS) | set(SCRIPT_TEXTS) \
-        | set(ACTIONS.values()) | set(LINK_WORDS.values()) <= needed
-    assert sorted(needed - set(i18n.ids())) == []
 
 
 def test_a_missing_translation_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -72,15 +59,6 @@ def test_the_board_uses_baccarats_own_words(lang: str, banker: str, player: str,
     assert i18n.gettext(lang, "TIE").startswith(tie)
 
 
-def test_language_names_are_read_as_people_write_them() -> None:
-    assert i18n.language("zh-Hant") == "zh_Hant"
-    assert i18n.language("zh_TW") == "zh_Hant"
-    assert i18n.language("zh-CN") == "zh_Hans"
-    assert i18n.language("TH") == "th"
-    with pytest.raises(i18n.UnknownLanguage, match="'fr'.*zh-Hant"):
-        i18n.language("fr")
-
-
 def test_each_rule_sheet_sentence_is_the_sheets_own_line() -> None:
     assert set(RULE_SHEETS) <= set(FLAGS)
     if not SEEDS.is_dir():
@@ -88,26 +66,6 @@ def test_each_rule_sheet_sentence_is_the_sheets_own_line() -> None:
     for code, sheet in RULE_SHEETS.items():
         line = (SEEDS / sheet.file).read_text(encoding="utf-8").splitlines()[sheet.line - 1]
         assert sheet.text in line, code
-
-
-def test_update_adds_a_new_id_untranslated_and_keeps_the_translations(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for lang in ("en", "th"):
-        (tmp_path / f"{lang}.po").write_bytes(i18n.po_file(lang).read_bytes())
-    monkeypatch.setattr(i18n, "HERE", tmp_path)
-    for cached in (i18n.catalog, i18n.messages):
-        cached.cache_clear()
-    try:
-        assert update.update("th", ["Game %(n)s", "A text new to the pages"]) == \
-            ["A text new to the pages"]
-        assert update.update("en", ["A text new to the pages"]) == ["A text new to the pages"]
-        assert update.update("th", ["A text new to the pages"]) == []
-        assert i18n.missing("th") == ["A text new to the pages"]
-        assert i18n.gettext("th", "Game %(n)s") == "เกม %(n)s"
-    finally:
-        monkeypatch.undo()
-        for cached in (i18n.catalog, i18n.messages):
-            cached.cache_clear()
 
 
 def test_a_server_text_with_numbers_is_translated_by_its_pattern() -> None:

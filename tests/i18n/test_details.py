@@ -13,6 +13,7 @@ import pytest
 
 from dealer_assist import i18n
 from dealer_assist.config import load_paytables
+from dealer_assist.config.languages import LANGUAGES
 from dealer_assist.domain import table as table_module
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.i18n import details
@@ -20,7 +21,7 @@ from dealer_assist.services.live_table import LiveTable
 from dealer_assist.store.log import MemoryEventLog
 from tests.i18n.scenarios import SCENARIOS, every_flag_trace
 
-TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.SOURCE]
+TRANSLATED = [lang for lang in LANGUAGES if lang != i18n.SOURCE]
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "golden"
 #: A card code, a game number: facts a translation keeps as they are.
 FACT = re.compile(r"\b(?:[2-9TJQKA][SHDC]|\d+)\b")
@@ -112,11 +113,14 @@ def _sample(node: ast.expr) -> str:
 
 
 def test_every_flag_detail_format_of_the_table_has_an_id() -> None:
-    """Read from domain/table.py's source: a new `_flag(...)` wording fails here until
-    i18n/details.py has its id (and the catalogs its translations)."""
-    tree = ast.parse(Path(table_module.__file__).read_text(encoding="utf-8"))
-    formats = [text for call in ast.walk(tree) if isinstance(call, ast.Call)
-               and isinstance(call.func, ast.Attribute) and call.func.attr == "_flag"
+    """Read from the table machine's source (every module of domain/): a new
+    `flag(game, code, detail)` wording fails here until i18n/details.py has its id (and the
+    catalogs its translations)."""
+    trees = [ast.parse(path.read_text(encoding="utf-8"))
+             for path in sorted(Path(table_module.__file__).parent.glob("*.py"))]
+    formats = [text for tree in trees for call in ast.walk(tree) if isinstance(call, ast.Call)
+               and isinstance(call.func, ast.Attribute) and call.func.attr in ("flag", "_flag")
+               and len(call.args) >= 3
                for text in _fstrings(call.args[2])]
     assert len(formats) >= 20
     ids = [(re.sub(r"\{\d\}", "X", msgid),

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from dealer_assist.config import load_paytables
+from dealer_assist.devices.deal.dealing import deal_shoe
+from dealer_assist.devices.deal.mistakes import MISTAKES
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.report import shoe_view
 from dealer_assist.services.audit import audit_lines, replay
-from dealer_assist.services.shoe_deal import MISTAKES, deal_shoe
 
 GOLDEN = Path(__file__).resolve().parent.parent / "fixtures" / "golden"
 

@@ -9,12 +9,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from dealer_assist.config import load_paytables
+from dealer_assist.devices.deal.dealing import deal_shoe_detailed
 from dealer_assist.domain.events import parse_event
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.table import TableMachine
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.public_view import find_game
-from dealer_assist.services.shoe_deal import deal_shoe_detailed
 from dealer_assist.store.log import MemoryEventLog
 
 PAYTABLES = load_paytables()

@@ -13,11 +13,13 @@ import pytest
 
 from dealer_assist.bootstrap import SideBetGuard
 from dealer_assist.config import load_paytables
+from dealer_assist.devices.deal.dealing import deal_shoe
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.report import shoe_view
 from dealer_assist.domain.shoe import Shoe
-from dealer_assist.services.live_table import LiveTable, Refused, Update
-from dealer_assist.services.shoe_deal import deal_shoe
+from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.refusals import Refused
+from dealer_assist.services.table_reads import Update
 from dealer_assist.store.log import MemoryEventLog
 from dealer_assist.store.sqlite_log import SqliteEventLog
 from tests.tracebuild import BURN3, Trace

@@ -15,13 +15,14 @@ from typing import Any
 import httpx2
 import pytest
 
+from dealer_assist.accounts.login import Accounts
 from dealer_assist.bootstrap import ServerThread
 from dealer_assist.config import load_paytables
 from dealer_assist.domain.house import HouseRules
-from dealer_assist.login import UserAccounts
-from dealer_assist.services.live_table import AlreadyDecided, LiveTable, Refused
+from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.refusals import AlreadyDecided, Refused
 from dealer_assist.store.sqlite_log import SqliteEventLog
-from dealer_assist.store.users import UserStore
+from dealer_assist.store.users import TableUsers, UserStore
 from dealer_assist.web.app import create_app
 from tests.tracebuild import BURN3, Trace
 from tests.web.conftest import CHEAP, PASSWORD, csrf_of
@@ -207,7 +208,7 @@ def served(log: SqliteEventLog, tmp_path: Path) -> Iterator[tuple[LiveTable, str
     for name in ("sup", "sup2"):
         users.add(name, "supervisor", PASSWORD)
     table = table_on(log, 40)
-    server = ServerThread(create_app(table, UserAccounts(users))).start()
+    server = ServerThread(create_app(table, Accounts(TableUsers(users)))).start()
     try:
         yield table, server.url
     finally:

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from dealer_assist.config import load_paytables
+from dealer_assist.devices.deal.dealing import deal_shoe
 from dealer_assist.export.reaudit import NEEDLES, Reaudit, decision_reach
 from dealer_assist.export.rows import DECISION_COLUMNS, FLAG_COLUMNS, GAME_COLUMNS, Row
 from dealer_assist.export.source import LogSource, day_range, plan_range
 from dealer_assist.services.records import DayView, ShoeView, TableRecords, UnknownTable
-from dealer_assist.services.shoe_deal import deal_shoe
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.sqlite_log import SqliteEventLog
 from tests.export.conftest import day_events

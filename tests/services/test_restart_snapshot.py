@@ -15,11 +15,11 @@ import pytest
 
 from dealer_assist.bootstrap import SideBetGuard
 from dealer_assist.config import load_paytables
+from dealer_assist.devices.deal.dealing import deal_shoe
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.domain.report import shoe_view
-from dealer_assist.export.keys import ENV_SIGNING_KEY
 from dealer_assist.services.live_table import LiveTable
-from dealer_assist.services.shoe_deal import deal_shoe
+from dealer_assist.signing_keys import ENV_SIGNING_KEY
 from dealer_assist.store.log import MemoryEventLog
 from dealer_assist.store.snapshot import TableSnapshots
 from dealer_assist.store.sqlite_log import SqliteEventLog, SqliteEventReader

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from dealer_assist.services.decisions import ReviewCounts
-from dealer_assist.services.live_table import LiveTable, Update
+from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.table_reads import Update
 from dealer_assist.store.log import MemoryEventLog
 from tests.services.test_history import play_shoes, table_on
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from dealer_assist.export.keys import KeyPair, generate_keys, load_private_key
+from dealer_assist.signing_keys import KeyPair, generate_keys, load_private_key
 from dealer_assist.store.snapshot_seal import SnapshotSeal
 
 KEY = Ed25519PrivateKey.generate()

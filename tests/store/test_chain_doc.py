@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from dealer_assist.store.chain import GENESIS, canonical_json
+from dealer_assist.logformat import GENESIS
+from dealer_assist.store.chain import canonical_json
 from dealer_assist.store.log import MemoryEventLog
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "export-format.md"

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dealer_assist.store.chain import GENESIS, ChainHead, InvalidEvent, canonical_json
+from dealer_assist.logformat import GENESIS, ChainHead
+from dealer_assist.store.chain import InvalidEvent, canonical_json
 
 
 def test_append_returns_consecutive_seqs_and_read_gives_the_events_back(make_log, make_event):

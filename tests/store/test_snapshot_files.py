@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from dealer_assist.devices.deal.dealing import deal_shoe
 from dealer_assist.domain.house import HouseRules
-from dealer_assist.services.shoe_deal import deal_shoe
 from dealer_assist.services.table_state import FORMAT, settings_key
 from dealer_assist.store.snapshot import MAGIC, TableSnapshots
 from tests.store.sealing import seal

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from dealer_assist.store.chain import GENESIS, ChainBroken
+from dealer_assist.logformat import GENESIS
+from dealer_assist.store.chain import ChainBroken
 from dealer_assist.store.sqlite_log import (
     TRIGGERS,
     LogBusy,

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from dealer_assist.accounts.users import LoginRefused
 from dealer_assist.cli import main
 from dealer_assist.commands.user import DB_ENV
-from dealer_assist.store.users import LoginRefused, UserStore
+from dealer_assist.store.users import UserStore
 
 REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "green felt 7"

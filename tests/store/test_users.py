@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from argon2 import PasswordHasher
 
+from dealer_assist.accounts.users import LoginRefused, UserError
 from dealer_assist.store.sqlite_log import SqliteEventLog
-from dealer_assist.store.users import LoginRefused, UserError, UserStore
+from dealer_assist.store.users import UserStore
 
 #: Real argon2id, with costs low enough for tests.
 CHEAP = PasswordHasher(time_cost=1, memory_cost=64, parallelism=1)

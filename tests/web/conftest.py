@@ -12,12 +12,12 @@ import pytest
 from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
 
+from dealer_assist.accounts.login import Accounts
 from dealer_assist.config import load_paytables
 from dealer_assist.domain.house import HouseRules
-from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.store.log import MemoryEventLog
-from dealer_assist.store.users import UserStore
+from dealer_assist.store.users import TableUsers, UserStore
 from dealer_assist.web.app import create_app
 from tests.tracebuild import BURN3, Trace
 
@@ -57,7 +57,7 @@ def table(log: MemoryEventLog) -> LiveTable:
 
 @pytest.fixture
 def client(table: LiveTable, users: UserStore) -> Iterator[TestClient]:
-    app = create_app(table, UserAccounts(users))
+    app = create_app(table, Accounts(TableUsers(users)))
     with TestClient(app, base_url="http://testserver", follow_redirects=False) as c:
         yield c
 

@@ -14,12 +14,12 @@ import httpx2
 import pytest
 from fastapi.testclient import TestClient
 
+from dealer_assist.accounts.login import REFUSED, Accounts
+from dealer_assist.accounts.throttle import CLIENT_FREE
 from dealer_assist.bootstrap import ServerThread
-from dealer_assist.login import REFUSED, UserAccounts
 from dealer_assist.services.live_table import LiveTable
-from dealer_assist.services.login_throttle import CLIENT_FREE
 from dealer_assist.store.log import MemoryEventLog
-from dealer_assist.store.users import UserStore
+from dealer_assist.store.users import TableUsers, UserStore
 from dealer_assist.web.app import create_app
 from tests.tracebuild import Trace
 from tests.web.conftest import PASSWORD, ROLES, csrf_of, login
@@ -260,7 +260,7 @@ def test_logout_ends_the_session(client: TestClient) -> None:
 
 @pytest.fixture
 def server(table: LiveTable, users: UserStore) -> Iterator[ServerThread]:
-    running = ServerThread(create_app(table, UserAccounts(users))).start()
+    running = ServerThread(create_app(table, Accounts(TableUsers(users)))).start()
     yield running
     running.stop()
 

@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from dealer_assist.accounts.auth import require
+from dealer_assist.accounts.login import Accounts
 from dealer_assist.config import load_paytables
-from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.records import TableRecords
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.sqlite_log import SqliteEventLog
-from dealer_assist.store.users import UserStore
+from dealer_assist.store.users import TableUsers, UserStore
 from dealer_assist.web.app import create_app
-from dealer_assist.web.auth import require
 from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router
 from tests.web.conftest import csrf_of, flagged_trace, login
 
@@ -75,7 +75,7 @@ def regulator(tmp_path: Path, table: LiveTable, users: UserStore) -> Iterator[Te
     log.append_many(flagged_trace().events)
     log.close()
     records = TableRecords({"T1": SqliteLogSource(path)}, load_paytables())
-    app = create_app(table, UserAccounts(users), routers=[regulator_router(
+    app = create_app(table, Accounts(TableUsers(users)), routers=[regulator_router(
         records, require(*REGULATOR_ROLES, page=True), scratch=tmp_path)])
     with TestClient(app, follow_redirects=False) as client:
         login(client, "reg")
@@ -95,7 +95,7 @@ def test_an_export_past_the_calendars_ends_is_a_400(regulator: TestClient, start
 def test_what_the_stores_cannot_take_is_a_400_naming_the_field(client: TestClient,
                                                                 log: Any) -> None:
     """A NUL, a control character, bytes that are not UTF-8: refused before any route
-    (web/inputs.py); tests/web/test_every_input.py sends them to every route."""
+    (accounts/inputs.py); tests/web/test_every_input.py sends them to every route."""
     login(client, "sup")
     before = log.head().seq
     for query, field in [("shoe=S%001&game=2", "query shoe"), ("%00=1", "query field"),

@@ -19,12 +19,12 @@ from dealer_assist.devices.camera import CameraWatch
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.store.log import MemoryEventLog
-from hardware.camera.synth.layout import Placement, zone_slot
-from hardware.camera.synth.scene import make_table, render
 from hardware.camera.zones import Zones, zones_to_toml
 from tests.cardart import faces_or_skip
 from tests.tableconfig import camera_table
 from tests.tracebuild import BURN3, Trace
+from training.frames.layout import Placement, zone_slot
+from training.frames.overhead import make_table, render
 
 DESIGN = "tango"
 HEIGHT = 180

@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from dealer_assist.accounts.login import Accounts
+from dealer_assist.accounts.settings import WebSettings
 from dealer_assist.config import load_table_config
 from dealer_assist.config.gaming_day import GamingDay, site_zone
-from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
-from dealer_assist.store.users import UserStore
-from dealer_assist.web.app import WebSettings, create_app
+from dealer_assist.store.users import TableUsers, UserStore
+from dealer_assist.web.app import create_app
 from tests.web.conftest import csrf_of, login
 
 NEW_YORK = GamingDay(site_zone("America/New_York"), 6)
@@ -22,7 +23,7 @@ NEW_YORK = GamingDay(site_zone("America/New_York"), 6)
 
 @pytest.fixture
 def new_york(table: LiveTable, users: UserStore) -> Iterator[TestClient]:
-    app = create_app(table, UserAccounts(users), WebSettings(gaming_day=NEW_YORK))
+    app = create_app(table, Accounts(TableUsers(users)), WebSettings(gaming_day=NEW_YORK))
     with TestClient(app, base_url="http://testserver", follow_redirects=False) as c:
         yield c
 

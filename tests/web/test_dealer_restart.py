@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from dealer_assist.config import load_paytables
+from dealer_assist.devices.deal.dealing import deal_shoe
 from dealer_assist.domain.house import HouseRules
-from dealer_assist.services.live_table import LiveTable, Refused
-from dealer_assist.services.shoe_deal import deal_shoe
+from dealer_assist.services.live_table import LiveTable
+from dealer_assist.services.refusals import Refused
 from dealer_assist.store.log import MemoryEventLog
 from dealer_assist.store.snapshot import TableSnapshots
 from dealer_assist.store.sqlite_log import SqliteEventLog, SqliteEventReader

@@ -22,22 +22,22 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from dealer_assist.accounts.auth import require
+from dealer_assist.accounts.login import Accounts
 from dealer_assist.cli import main
 from dealer_assist.config import load_paytables
+from dealer_assist.devices.deal.dealing import deal_shoe_detailed
 from dealer_assist.domain.house import HouseRules
 from dealer_assist.export.compare import CsvComparison, Findings
-from dealer_assist.export.keys import generate_keys
 from dealer_assist.export.rows import GAME_COLUMNS
-from dealer_assist.login import UserAccounts
 from dealer_assist.services.audit import audit_lines
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.records import TableRecords
-from dealer_assist.services.shoe_deal import deal_shoe_detailed
+from dealer_assist.signing_keys import generate_keys
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.sqlite_log import SqliteEventLog, SqliteEventReader
-from dealer_assist.store.users import UserStore
+from dealer_assist.store.users import TableUsers, UserStore
 from dealer_assist.web.app import create_app
-from dealer_assist.web.auth import require
 from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router
 from tests.web.conftest import CHEAP, PASSWORD, csrf_of, login
 
@@ -90,7 +90,7 @@ def table(db: Path) -> Iterator[LiveTable]:
 @pytest.fixture
 def client(table: LiveTable, users: UserStore, db: Path) -> Iterator[TestClient]:
     records = TableRecords({"T1": SqliteLogSource(db)}, PAYTABLES)
-    app = create_app(table, UserAccounts(users), routers=[regulator_router(
+    app = create_app(table, Accounts(TableUsers(users)), routers=[regulator_router(
         records, require(*REGULATOR_ROLES, page=True))])
     with TestClient(app, base_url="http://testserver", follow_redirects=False) as c:
         yield c

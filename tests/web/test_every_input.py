@@ -16,10 +16,10 @@ from pathlib import Path
 import httpx2
 import pytest
 
+from dealer_assist.accounts.login import REFUSED
+from dealer_assist.accounts.pages import INVALID_FIELDS
 from dealer_assist.bootstrap import ServerThread, Table, open_table
 from dealer_assist.config import load_table_config
-from dealer_assist.login import REFUSED
-from dealer_assist.web.pages import INVALID_FIELDS
 from tests.floor.pit_client import login
 from tests.web.conftest import PASSWORD, ROLES, csrf_of, flagged_trace
 from tests.web.inputs_probe import ErrorLog, probe, routes

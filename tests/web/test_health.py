@@ -8,17 +8,17 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from dealer_assist.accounts.login import Accounts
 from dealer_assist.bootstrap import ServerThread, open_table
 from dealer_assist.config import load_table_config
-from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
-from dealer_assist.store.users import UserStore
+from dealer_assist.store.users import TableUsers, UserStore
 from dealer_assist.web.app import create_app
 from dealer_assist.web.health import exposition, health_router
 
 
 def app_with(table: LiveTable, users: UserStore, problem: list[str | None]):
-    return create_app(table, UserAccounts(users),
+    return create_app(table, Accounts(TableUsers(users)),
                       routers=[health_router(table, lambda: problem[0], lambda: (12, 3.5))])
 
 
@@ -82,7 +82,7 @@ def test_the_snapshots_refused_at_start_by_reason_and_whether_snapshots_are_seal
 
 def test_the_router_reads_the_refusals_at_each_scrape(table: LiveTable, users: UserStore) -> None:
     refused = {"seal": 0}
-    app = create_app(table, UserAccounts(users),
+    app = create_app(table, Accounts(TableUsers(users)),
                      routers=[health_router(table, lambda: None, None, refused)])
     with TestClient(app, client=("127.0.0.1", 40000)) as local:
         assert 'dealer_assist_snapshots_refused_total{reason="seal"} 0' in local.get("/metrics").text

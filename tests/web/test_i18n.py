@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from dealer_assist.accounts.users import UserError
 from dealer_assist.cli import main
 from dealer_assist.config.display import DisplayConfig, display_config
 from dealer_assist.config.files import ConfigError
-from dealer_assist.store.users import UserError, UserStore
+from dealer_assist.store.users import UserStore
 from tests.web.conftest import CHEAP, PASSWORD, csrf_of, login
 
 CATALOG = re.compile(r'<script type="application/json" id="catalog">(.*?)</script>', re.S)

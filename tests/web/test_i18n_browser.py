@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
+from dealer_assist.accounts.login import Accounts
 from dealer_assist.bootstrap import ServerThread
 from dealer_assist.config import load_paytables
 from dealer_assist.config.display import DisplayConfig
 from dealer_assist.domain.house import HouseRules
-from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.store.log import MemoryEventLog
-from dealer_assist.store.users import UserStore
+from dealer_assist.store.users import TableUsers, UserStore
 from dealer_assist.web.app import create_app
 from tests.tracebuild import BURN3, Trace
 from tests.web.browser_fonts import CJK_FONTS, THAI_FONTS, fonts_of
@@ -70,7 +70,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Any, str]]:
     users = UserStore(tmp_path / "users.db", hasher=CHEAP)
     users.add("sup-th", "supervisor", PASSWORD, language="th")
     users.add("sup-zh", "supervisor", PASSWORD, language="zh_Hant")
-    app = create_app(live, UserAccounts(users))
+    app = create_app(live, Accounts(TableUsers(users)))
     server = ServerThread(app).start()
     yield app, server.url
     server.stop()

@@ -19,18 +19,18 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dealer_assist import i18n
+from dealer_assist.accounts.auth import require
+from dealer_assist.accounts.login import Accounts
 from dealer_assist.charts import svg
-from dealer_assist.config import load_paytables
+from dealer_assist.config import languages, load_paytables
 from dealer_assist.domain.flags import FLAGS
 from dealer_assist.domain.house import HouseRules
-from dealer_assist.login import UserAccounts
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.records import TableRecords
 from dealer_assist.store.log_range import SqliteLogSource
 from dealer_assist.store.sqlite_log import SqliteEventLog
-from dealer_assist.store.users import UserStore
+from dealer_assist.store.users import TableUsers, UserStore
 from dealer_assist.web.app import create_app
-from dealer_assist.web.auth import require
 from dealer_assist.web.regulator import REGULATOR_ROLES, regulator_router
 from tests.i18n.scenarios import every_flag_trace, shoe_of
 from tests.web.conftest import CHEAP, PASSWORD, csrf_of, login
@@ -66,7 +66,7 @@ def client(tmp_path: Path, db: Path) -> Iterator[TestClient]:
     """The table after a trace with every flag code, its first half dealt by D-12, then a
     Super 6 and a 7 Up shoe."""
     users = UserStore(tmp_path / "users.db", hasher=CHEAP)
-    for lang in i18n.LANGUAGES:
+    for lang in languages.LANGUAGES:
         users.add(f"sup-{lang}", "supervisor", PASSWORD, language=lang)
         users.add(f"reg-{lang}", "regulator", PASSWORD, language=lang)
         users.add(f"dea-{lang}", "dealer", PASSWORD, language=lang)
@@ -83,7 +83,7 @@ def client(tmp_path: Path, db: Path) -> Iterator[TestClient]:
         table.observe(event)
     table.link_problem("shoe", "checksum")
     records = TableRecords({"T1": SqliteLogSource(db)}, PAYTABLES)
-    app = create_app(table, UserAccounts(users), routers=[regulator_router(
+    app = create_app(table, Accounts(TableUsers(users)), routers=[regulator_router(
         records, require(*REGULATOR_ROLES, page=True))])
     with TestClient(app, base_url="http://testserver", follow_redirects=False) as c:
         yield c
@@ -284,14 +284,15 @@ def test_the_sweep_finds_english_words() -> None:
 def test_a_template_compiled_for_one_language_translates_its_literals_in_another() -> None:
     """`{{ "P1" | tr }}` is translated when a page is rendered, not once when Jinja2 compiles
     the template (it folds the filters of constants it can: the first page's language)."""
+    from dealer_assist.accounts import pages as shared
     from dealer_assist.web import pages
 
     template = pages.templates.env.from_string('{{ "P1" | tr }} / {{ "(none)" | dealer }}')
     said = []
     for lang in ("en", "th", "zh_Hant"):
-        token = pages._LANGUAGE.set(lang)
+        token = shared._LANGUAGE.set(lang)
         try:
             said.append(template.render())
         finally:
-            pages._LANGUAGE.reset(token)
+            shared._LANGUAGE.reset(token)
     assert said == ["P1 / (none)", "ผู้เล่น 1 / (ไม่มี)", "閒1 / （無）"]

@@ -11,11 +11,13 @@ folded what was pending (or after `fold_wait` seconds, folding on meanwhile). Ro
     /pit...  (pit.py)              supervisor, surveillance; POST /pit/decide supervisor only
     /regulator...                  regulator (floor/regulator.py, when present)
     /static/*, /floor-static/*     public   styles and the pit's script
-    /favicon.ico                   public   the icon (web/pages.py)
+    /favicon.ico                   public   the icon (accounts/pages.py)
     /healthz                       public   the server answers (systemd's watchdog)
 
-The table's auth model (web/auth.py): signed sessions that outlive a restart (web/session.py;
-logouts kept in `floor_sessions_ended`), an HttpOnly SameSite=Strict cookie, CSRF tokens on every form, a state-changing request from another site's page
+The front door both apps share (dealer_assist.accounts): the same login and logout routes, throttle,
+error pages, input checks and headers; signed sessions that outlive a restart
+(accounts/session.py; logouts kept in `floor_sessions_ended`), an HttpOnly SameSite=Strict
+cookie, CSRF tokens on every form, a state-changing request from another site's page
 (`Origin`) refused with 403. A central store that does not answer gives 503 with a page that
 says so, never a traceback; everything else unknown answers 404.
 """
@@ -26,39 +28,29 @@ import asyncio
 import importlib
 import logging
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 import psycopg
 from fastapi import APIRouter, FastAPI, Request, Response
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from dealer_assist.accounts.auth import known_session, require
+from dealer_assist.accounts.guard import guard
+from dealer_assist.accounts.login import Accounts
+from dealer_assist.accounts.pages import STATIC as SHARED_STATIC
+from dealer_assist.accounts.pages import favicon
+from dealer_assist.accounts.session import KEY_SIZE, SignedSessions
+from dealer_assist.accounts.settings import WebSettings
+from dealer_assist.accounts.stream import Hub
 from dealer_assist.config.paytables import load_paytables
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.floor.fold import Folder
+from dealer_assist.floor.users import FloorUsers
 from dealer_assist.floor.web import login, pages, pit
-from dealer_assist.floor.web.accounts import FloorAccounts
 from dealer_assist.floor.web.listen import Listener
-from dealer_assist.web.app import CSP, WebSettings
-from dealer_assist.web.auth import (
-    Accounts,
-    Forbidden,
-    LoginRequired,
-    cross_site,
-    current_session,
-    known_session,
-    login_url,
-    renew_cookie,
-    require,
-)
-from dealer_assist.web.display import STATIC as TABLE_STATIC
-from dealer_assist.web.inputs import InputCheck
-from dealer_assist.web.pages import favicon, invalid_request
-from dealer_assist.web.session import KEY_SIZE, SessionRecords, SignedSessions
-from dealer_assist.web.stream import Hub
 
 _log = logging.getLogger(__name__)
 
@@ -81,9 +73,10 @@ def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
                      routers: Sequence[APIRouter] = (), pool_size: int = 8,
                      fold_wait: float = 30.0, session_key: bytes | None = None) -> FastAPI:
     """The floor service over the central store at `dsn` (the floor service's role, or the
-    store's owner). `accounts`: the logins (default: `floor_users` in the store).
-    `session_key`: what signs the sessions (store/sessions.py: a 0600 file); without one a key
-    of this process's own, so that a restart logs everyone out."""
+    store's owner). `accounts`: the logins (default: `floor_users` in the store, behind the
+    throttle). `session_key`: what signs the sessions (accounts/session.py's `key_file`: a
+    0600 file); without one a key of this process's own, so that a restart logs everyone
+    out."""
     settings = settings or WebSettings()
     # each connection is checked as it is handed out: after the store restarted, a page gets
     # a fresh connection rather than a 503 from a dead one
@@ -116,15 +109,14 @@ def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
     app.state.listener = listener
     app.state.folder = folder
     app.state.settings = settings
-    floor_accounts = FloorAccounts(pool)
-    app.state.accounts = accounts or floor_accounts
-    records: SessionRecords = floor_accounts
+    app.state.accounts = accounts or Accounts(FloorUsers(pool), label="floor ")
     if session_key is None:
         _log.warning("no session key: the floor's sessions end when the service stops")
-    app.state.sessions = SignedSessions(session_key or secrets.token_bytes(KEY_SIZE), records,
+    app.state.sessions = SignedSessions(session_key or secrets.token_bytes(KEY_SIZE),
+                                        app.state.accounts,
                                         settings.session_minutes * 60.0)
     app.state.paytables = paytables or load_paytables()
-    app.mount("/static", StaticFiles(directory=TABLE_STATIC), name="static")
+    app.mount("/static", StaticFiles(directory=SHARED_STATIC), name="static")
     app.mount("/floor-static", StaticFiles(directory=pages.STATIC), name="floor-static")
     app.add_api_route("/favicon.ico", favicon, methods=["GET", "HEAD"], include_in_schema=False)
     app.include_router(login.router)
@@ -140,20 +132,6 @@ def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
         """The watchdog's check: the server answers; says whether the listener listens."""
         return JSONResponse({"status": "ok", "listening": listener.listening.is_set()})
 
-    @app.exception_handler(LoginRequired)
-    async def login_required(request: Request, exc: LoginRequired) -> Response:
-        if exc.page:
-            return RedirectResponse(login_url(exc.next_path), status_code=303)
-        return JSONResponse({"detail": "log in first"}, status_code=401)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(request: Request, exc: RequestValidationError) -> Response:
-        return invalid_request(request, exc, current_session(request), pages.message)
-
-    @app.exception_handler(Forbidden)
-    async def forbidden(request: Request, exc: Forbidden) -> Response:
-        return pages.message(request, "Not allowed", str(exc), current_session(request), 403)
-
     async def unreachable(request: Request, exc: Exception) -> Response:
         _log.warning("central store unreachable for %s: %s", request.url.path, exc)
         return pages.message(request, "Central store unreachable",
@@ -164,21 +142,5 @@ def create_floor_app(dsn: str, *, settings: WebSettings | None = None,
     app.add_exception_handler(PoolTimeout, unreachable)
     app.add_exception_handler(psycopg.OperationalError, unreachable)
 
-    app.add_middleware(InputCheck, say=pages.message)  # a NUL, not UTF-8...: 400 (web/inputs.py)
-
-    @app.middleware("http")
-    async def headers(request: Request,
-                      call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        refusal = cross_site(request)
-        response = await call_next(request) if refusal is None else pages.message(
-            request, "Not allowed", refusal, status=403)
-        renew_cookie(request, response)
-        response.headers.setdefault("Content-Security-Policy", CSP)
-        response.headers["X-Frame-Options"] = "DENY"
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "same-origin"
-        if not request.url.path.startswith(("/static/", "/floor-static/")):
-            response.headers.setdefault("Cache-Control", "no-store")
-        return response
-
+    guard(app, pages.message, lambda path: path.startswith(("/static/", "/floor-static/")))
     return app

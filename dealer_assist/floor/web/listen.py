@@ -19,32 +19,27 @@ from typing import Any
 
 import psycopg
 
-from dealer_assist.web.stream import Hub, sse
+from dealer_assist.accounts.stream import Hub, sse
+from dealer_assist.floor_wire import ALARM_CHANNEL, EVENTS_CHANNEL, REQUESTS_CHANNEL
+from dealer_assist.worker import Worker
 
-CHANNELS = {"floor_events": "table", "floor_integrity": "alarm", "floor_requests": "request"}
+CHANNELS = {EVENTS_CHANNEL: "table", ALARM_CHANNEL: "alarm", REQUESTS_CHANNEL: "request"}
 PIT = "pit"
 
 _log = logging.getLogger(__name__)
 
 
-class Listener:
+class Listener(Worker):
     """LISTENs on the floor's channels in its own thread and publishes to `hub`."""
 
+    stop_timeout = 5.0
+
     def __init__(self, dsn: str, hub: Hub, *, backoff: tuple[float, float] = (0.5, 10.0)) -> None:
+        super().__init__("floor listener")
         self.dsn, self.hub, self.backoff = dsn, hub, backoff
         self.ids = itertools.count(1)
         self.listening = threading.Event()
-        self._stop = threading.Event()
         self._conn: psycopg.Connection | None = None
-        self._thread = threading.Thread(target=self._run, name="floor listener", daemon=True)
-
-    def start(self) -> Listener:
-        self._thread.start()
-        return self
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        self._thread.join(timeout)
 
     def _run(self) -> None:
         pause, down = self.backoff[0], False
@@ -75,7 +70,7 @@ class Listener:
 
 
 def _payload(channel: str, payload: str) -> dict[str, Any]:
-    if channel == "floor_events":
+    if channel == EVENTS_CHANNEL:
         return {"table": payload}
     try:
         data = json.loads(payload)

@@ -20,16 +20,14 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Form, Query, Request
-from fastapi.responses import (
-    HTMLResponse,
-    JSONResponse,
-    RedirectResponse,
-    Response,
-    StreamingResponse,
-)
+from fastapi import APIRouter, Depends, Form, Query, Request, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, StreamingResponse
 from markupsafe import Markup
 
+from dealer_assist.accounts.auth import Session, check_csrf, require
+from dealer_assist.accounts.pages import translator
+from dealer_assist.accounts.review_form import hands_from_form
+from dealer_assist.accounts.stream import sse
 from dealer_assist.charts import svg
 from dealer_assist.charts.data import NO_DEALER
 from dealer_assist.domain.events import MAX_REASON
@@ -38,8 +36,6 @@ from dealer_assist.floor.requests import RequestRefused, ask, requests
 from dealer_assist.floor.roles import TABLE_ID
 from dealer_assist.floor.web import board, pages, pit_queue
 from dealer_assist.floor.web.listen import PIT
-from dealer_assist.web.auth import Session, check_csrf, require
-from dealer_assist.web.stream import sse
 
 router = APIRouter()
 WATCHERS = ("supervisor", "surveillance")
@@ -141,19 +137,6 @@ def review_page(request: Request, session: WatcherPage, table: str = "", shoe: s
     return _review(request, session, table, shoe, game)
 
 
-def _hand(form: dict[str, str], seven_up: bool) -> tuple[list[str], list[str]]:
-    """Player's and Banker's cards from the position fields, refusing a gap."""
-    hands: dict[str, list[str]] = {}
-    for side, name in (("P", "Player"), ("B", "Banker")):
-        first = 2 if side == "P" and seven_up else 1
-        codes = [form.get(f"{side}{n}", "").strip().upper()[:3] for n in range(first, 4)]
-        for n, (before, after) in enumerate(zip(codes, codes[1:], strict=False), first):
-            if after and not before:
-                raise RequestRefused(f"{name}: {side}{n + 1} is given but {side}{n} is empty")
-        hands[side] = [c for c in codes if c]
-    return hands["P"], hands["B"]
-
-
 @router.post("/pit/decide")
 def decide(request: Request, session: Supervisor, csrf: str = Form(""), table: str = Form(""),
            shoe: str = Form(""), game: str = Form(""), action: str = Form(""),
@@ -172,7 +155,8 @@ def decide(request: Request, session: Supervisor, csrf: str = Form(""), table: s
             banker: list[str] = []
             if action == "correct":
                 item = board.review(conn, table, shoe, number, request.app.state.paytables)
-                player, banker = _hand(cards, bool(item and item["seven_up"]))
+                player, banker = hands_from_form(cards, bool(item and item["seven_up"]),
+                                                 RequestRefused, cut=3)
             asked = ask(conn, table=table, shoe_id=shoe, game=number, action=action,
                         reason=reason, by=floor_name(session.account.name), player=player,
                         banker=banker)
@@ -239,7 +223,7 @@ def dealers_page(request: Request, session: WatcherPage, first: str = Query("", 
         return pages.message(request, "Bad request", found, session,
                              back=("/pit/dealers", "Dealers"))
     return pages.render(request, "pit_dealers.html", session, **found,
-                        **_pictures(found["dealers"], pages.translator(request, session)))
+                        **_pictures(found["dealers"], translator(request, session)))
 
 
 def _pictures(dealers: list[dict[str, Any]], gettext: Callable[[str], str]) -> dict[str, Any]:

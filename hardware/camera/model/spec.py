@@ -1,4 +1,4 @@
-"""The contract between training (`hardware/camera/learn/`) and the runtime (find, read).
+"""The contract between training (`training/`) and the runtime (find, read).
 
 Every number both sides must agree on lives here, once. Three networks, each an ONNX file in
 this folder:

@@ -1,4 +1,4 @@
-"""Our own drawn deck (`synth.drawn`) and the overhead frames drawn with it (`virtual`)."""
+"""Our own drawn deck (`hardware/camera/drawn/`) and the frames drawn with it (`virtual`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera.synth.drawn import ASPECT, _suit_mask, drawn_faces, index_box
+from hardware.camera.drawn.faces import ASPECT, drawn_faces, index_box
+from hardware.camera.drawn.suits import suit_mask
 from hardware.camera.virtual import Lying, OverheadRenderer
 from hardware.camera.zones import load_zones
 from hardware.cards import CODES_BY_SUIT
@@ -120,7 +121,7 @@ def test_pip_styles_draw_each_suit_as_one_symmetric_shape_unlike_the_standard_on
     mirror-symmetric symbol as tall as its square, and each style's set differs from the
     standard one (style 0, our own deck) and from the others'."""
     styles = range(9)
-    masks = {(k, suit): _suit_mask(suit, k) for k in styles for suit in "SHDC"}
+    masks = {(k, suit): suit_mask(suit, k) for k in styles for suit in "SHDC"}
     for (k, suit), mask in masks.items():
         pieces, share, tall, mirror = _blob(mask)
         assert pieces == 1, (k, suit)

@@ -19,8 +19,8 @@ from hardware.camera.model.settings import Settings
 from hardware.camera.model.spec import CARD_FILE, CARD_H, CARD_W, CORNERS_FILE, INDEX_FILE
 from hardware.camera.read import CardReader, Read
 from hardware.camera.recognize import Recognizer
-from hardware.camera.synth.scene import frames
 from tests.cardart import faces_or_skip
+from training.frames.overhead import frames
 
 MODEL = Path(__file__).resolve().parents[3] / "hardware" / "camera" / "model"
 SETTINGS = Settings()

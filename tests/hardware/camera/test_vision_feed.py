@@ -7,9 +7,9 @@ import pytest
 
 from hardware.camera.feed import CameraFeed, run_feed
 from hardware.camera.recognize import Recognizer, Sighting
-from hardware.camera.synth.layout import Placement, zone_slot
-from hardware.camera.synth.scene import make_table, render
 from hardware.camera.zones import Zones
+from training.frames.layout import Placement, zone_slot
+from training.frames.overhead import make_table, render
 
 ZONES = Zones((1920, 1080), {
     "player1": np.array([[0, 0], [500, 0], [500, 500], [0, 500]], np.float32),

@@ -17,9 +17,9 @@ import pytest
 
 from dealer_assist.cli import main
 from hardware.camera.recognize import Recognizer, Settings
-from hardware.camera.synth.layout import Placement, random_deal
-from hardware.camera.synth.scene import frames, make_table, render
 from hardware.cards import CODES_BY_SUIT
+from training.frames.layout import Placement, random_deal
+from training.frames.overhead import frames, make_table, render
 
 REPO = Path(__file__).resolve().parents[3]
 REAL = REPO.parent / "shared" / "vision-real-dev"

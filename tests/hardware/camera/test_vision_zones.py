@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from hardware.camera.synth.layout import zone_rects
 from hardware.camera.zones import ZoneError, Zones, load_zones, zones_to_toml
 from hardware.cards import ZONE_NAMES
+from training.frames.layout import zone_rects
 
 REPO = Path(__file__).resolve().parents[3]
 

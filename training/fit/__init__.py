@@ -1,0 +1,1 @@
+"""The networks, their training loop and export, and one module per `vision train` mode."""
