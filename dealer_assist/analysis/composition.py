@@ -14,6 +14,8 @@ from dealer_assist.domain.cards import RANKS, parse_card
 #: The value of each rank, in rank order (A = 1, 2-9 face value, T J Q K = 0).
 RANK_VALUES: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0)
 MAX_DECKS = 16
+_PLAIN_SEQUENCES = (tuple, list)
+_PLAIN_INT = {int}
 
 
 class CompositionError(ValueError):
@@ -29,6 +31,13 @@ def full_shoe(decks: int = 8) -> tuple[int, ...]:
 
 def check_counts(counts: Sequence[int], where: str = "composition") -> tuple[int, ...]:
     """Return `counts` as a tuple of 13 ints, or raise CompositionError saying what is wrong."""
+    if (  # the usual case, 13 plain counts, checked without a loop in Python
+        type(counts) in _PLAIN_SEQUENCES
+        and len(counts) == 13
+        and set(map(type, counts)) == _PLAIN_INT
+        and min(counts) >= 0
+    ):
+        return tuple(counts)
     try:
         items = list(counts)
     except TypeError:

@@ -12,6 +12,11 @@ then follows from the sum of the values. A composition's odds are a weighted sum
 The deal itself comes from the domain rules (`next_position`): the order of the first cards,
 whether Player draws, and Banker's third-card table are read from it, never restated here.
 Built once per deal (standard, 7up) in a fraction of a second and kept.
+
+Multisets are numbered in `combinations_with_replacement` order, so the children of a
+multiset (it plus one value) sit side by side, in the order of their parents: a level is its
+parent level `np.repeat`ed, no gather. The longest games' level is only needed for the rows,
+so the float path builds it straight in row order from the parents (`row_source`).
 """
 
 from __future__ import annotations
@@ -52,6 +57,12 @@ class DealTables:
     segment_start: np.ndarray  # rows are grouped in segments; reduceat starts
     cells: np.ndarray  # (10 * segments,) flat joint index of (Player total, segment)
     segment_level: np.ndarray  # shoe cards of each segment's games
+    # The float path (`odds.joint_float`): a repeat per level, two gathers in all.
+    repeats: tuple[np.ndarray, ...]  # [s]: children of each level s-1 multiset (s >= 2)
+    factor_all: np.ndarray  # factors of levels 1..max_cards-1, then of the last-level rows
+    row_source: np.ndarray  # each row's multiset, or its parent for a last-level row
+    last_rows: int  # rows before the first last-level row (rows are sorted by level)
+    cell_start: np.ndarray  # segment starts in the flattened products, Player total major
 
 
 def _initial_positions(seven_up: bool) -> list[str]:
@@ -194,16 +205,43 @@ def deal_tables(seven_up: bool) -> DealTables:
             card_axis = level + (1 if seven_up else 0) - 4
             bt = (game_sum - pt) % 10
             cells.append(np.ravel_multi_index((card_axis, pt, bt, sevens), JOINT_SHAPE))
+    rows = np.array([e[1] for e in entries], dtype=np.intp)
+    repeats, factor_all, row_source, last_rows = _float_path(parents, factors, offsets, rows)
     return DealTables(
         seven_up=seven_up,
         max_cards=max_cards,
         parent=tuple(parents),
         factor=tuple(factors),
         level_offset=tuple(offsets),
-        rows=np.array([e[1] for e in entries], dtype=np.intp),
+        rows=rows,
         weights=np.ascontiguousarray(weights, dtype=np.float64),
         weights_int=np.array([[int(x) for x in row] for row in weights], dtype=object),
         segment_start=np.array(starts, dtype=np.intp),
         cells=np.array(cells, dtype=np.intp),
         segment_level=np.array([k[0] for k in seg_keys], dtype=np.intp),
+        repeats=repeats,
+        factor_all=factor_all,
+        row_source=row_source,
+        last_rows=last_rows,
+        cell_start=(np.array(starts)[None, :] + len(rows) * np.arange(10)[:, None]).ravel(),
     )
+
+
+def _float_path(
+    parents: list[np.ndarray], factors: list[np.ndarray], offsets: list[int], rows: np.ndarray
+) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray, int]:
+    """The float path's tables: repeat counts per level, every factor it multiplies by in
+    the order it does, and where each row's chance (or its parent's, on the last level) is."""
+    last = len(parents) - 1
+    repeats: list[np.ndarray] = [np.zeros(0, dtype=np.intp)] * 2
+    for s in range(2, last):
+        if np.any(np.diff(parents[s]) < 0):  # pragma: no cover - itertools' order
+            raise AssertionError("children of a multiset are not side by side")
+        repeats.append(np.bincount(parents[s], minlength=offsets[s] - offsets[s - 1]))
+    first_last = int(np.count_nonzero(rows < offsets[last]))
+    if np.any(rows[first_last:] < offsets[last]):
+        raise AssertionError("rows are not sorted by level")  # pragma: no cover
+    on_last = rows[first_last:] - offsets[last]
+    factor_all = np.concatenate([*factors[1:last], factors[last][on_last]])
+    row_source = np.concatenate([rows[:first_last], parents[last][on_last] + offsets[last - 1]])
+    return tuple(repeats), factor_all, row_source, first_last

@@ -66,6 +66,7 @@ class BetValues:
         ).reshape(len(self._joint_names), len(cells))
         self._payoff = self._payoff_exact.astype(np.float64)
         self._pairs = {n: _win(paytable.bets[n].pays) for n in self.names if n in PAIR_BETS}
+        self._pair_returns = {n: float(ratio) + 1.0 for n, ratio in self._pairs.items()}
 
     def expected(self, odds: ShoeOdds) -> dict[str, Any]:
         """Expected value per unit of every bet, in pay-table order (Fraction if exact)."""
@@ -75,7 +76,8 @@ class BetValues:
                 f"the {self.paytable.variant!r} pay table"
             )
         flat = odds.joint.ravel()
-        if odds.exact:
+        exact = odds.exact
+        if exact:
             live = [i for i, x in enumerate(flat.tolist()) if x]
             values = [
                 sum((row[i] * flat[i] for i in live), Fraction(0)) for row in self._payoff_exact
@@ -86,7 +88,7 @@ class BetValues:
         for name, ratio in self._pairs.items():
             chance = odds.player_pair if name == "player_pair" else odds.banker_pair
             out[name] = (
-                chance * (ratio + 1) - 1 if odds.exact else chance * (float(ratio) + 1.0) - 1.0
+                chance * (ratio + 1) - 1 if exact else chance * self._pair_returns[name] - 1.0
             )
         return {n: out[n] for n in self.names}
 
