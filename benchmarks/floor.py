@@ -1,24 +1,22 @@
-"""The floor under load: N emulated tables dealing into their own logs and shipping to one
-central PostgreSQL, the lag from each table's commit to the central commit, and the catch-up
-after an outage of the central store.
+"""The floor under load, on the product's own path: N emulated tables dealing into their own
+logs and shipped by the table service's own shipper to one central PostgreSQL, the floor
+service folding the pit's read models and telling `--browsers` pit boards; the lag from each
+table's append to the central commit and to the pit boards, and the catch-up after an outage.
 
 Each table deals shoe after shoe by the rules (`devices.deal.deal_shoe_detailed`, a
 dealer mistake in every shoe), at `--speed` times the built-in shoe's live pace
 (`devices.shoe.step_times`: `PACE[...].live_s`), each event appended to the table's own SQLite
-log (`store.sqlite_log`, one file per table, stamped with the time it is appended), and
-shipped with the table's own `shipping.shipper.Shipper` on its own connection, as its own role.
-The tables are shared among `--procs` processes; in each, one thread deals for every table
-(a timer heap) and `--workers` threads ship: a table is queued for shipping as soon as it
-appends (no polling; `--window MS` waits that long first, so one batch takes what follows),
-and a table that fails (the store is down) is retried after a pause that grows from 0.25 s
-to 2 s. The window (100 ms by default) stands for the shipper's own pace: the table service's
-shipper polls its log every 0.5 s; shipping every event on its own costs one transaction per
-event, and at 500 tables on 2 cores that overhead, not the events, is what fills the machine
-(docs/floor.md, "Catch-up and the benchmark"). `--poll SECONDS` runs each table's Shipper in its own thread instead, as the table
-service does, polling its log every SECONDS. The floor service's folder (floor/fold.py) runs
-beside them, in the main process, on the store's owner: it folds the read models from the
-stored events as the floor service does (woken by each stored batch), so the store carries
-both loads; what it has left at the end is folded before the figures, which it does not change.
+log (`store.sqlite_log`, one file per table, stamped with the time it is appended) and
+shipped by the table's own `shipping.shipper.Shipper`, in its own thread, on its own
+connection, as its own role, built as the table service builds it: woken by each commit of
+the log's writer, polling as a safety net, with its own backoff (benchmarks/floor_shipping.py;
+no scheduler here). `--poll SECONDS`: the shippers are not woken and only poll (the table
+service before the wake-up). The tables are shared among `--procs` processes.
+
+The floor service (floor/web/app.py, on its own login, in its own process) folds the read
+models from the stored events and sends the pit board's server-sent events; `--browsers`
+clients log in as a supervisor and read `/pit/stream` as a browser's EventSource does
+(benchmarks/floor_board.py). What it has left to fold at the end is folded before the figures.
 
 Without `--dsn` the benchmark starts its own throwaway cluster (initdb, pg_ctl: floor.cluster)
 with `track_commit_timestamp = on` and `max_connections` above N, so a central commit time is
@@ -34,9 +32,13 @@ Figures (the last line of the output, JSON):
       the table's (a seq stored twice, or a hash that differs),
   catch_up_s: from the store's restart after `--outage SECONDS` (pg_ctl stop, the tables keep
       dealing, pg_ctl start) until every table's oldest unshipped event is under 1 s old
-      (null without an outage).
-Goal (issue 36): 500 tables at --speed 10, p99 <= 500 ms, 0 lost, 0 duplicated, and after a
-300 s outage caught up in <= 30 s, on a 2-core machine.
+      (null without an outage),
+  board_lag_ms_p50, board_lag_ms_p99: from an event's local commit to its arrival on each
+      pit board (the first `table` event for its table after its central commit), the same
+      events left out (null with `--browsers 0`).
+Goals (issue 63): 500 tables at --speed 10, lag p99 <= 500 ms, board lag p99 <= 1,000 ms with
+10 browsers, 0 lost, 0 duplicated, and after a 300 s outage caught up in <= 30 s, on a 2-core
+machine.
 
     .venv/bin/python benchmarks/floor.py --tables 50 --minutes 1 --speed 10 [--outage 60] --json
 """
@@ -60,16 +62,20 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.floor_board import Browsers, FloorService, board_lags  # noqa: E402
 from benchmarks.floor_shipping import run_share  # noqa: E402
 
 # ---- the floor ---------------------------------------------------------------------------
 
-def make_floor(owner_dsn: str, count: int) -> list[tuple[str, str]]:
-    """Migrate the store and add `count` tables with fresh ids: [(table, role password)]."""
+def make_floor(owner_dsn: str, count: int) -> tuple[list[tuple[str, str]], str, tuple[str, str]]:
+    """Migrate the store and add `count` tables with fresh ids: [(table, role password)]; a
+    floor service login (its DSN) and the pit boards' supervisor (name, password)."""
     import psycopg
+    from argon2 import PasswordHasher
 
     from dealer_assist.floor.migrations import migrate
-    from dealer_assist.floor.roles import add_table, role_of
+    from dealer_assist.floor.roles import add_reader, add_table, role_of
+    from dealer_assist.floor.users import add_user
 
     run = secrets.token_hex(2)
     made = []
@@ -79,7 +85,13 @@ def make_floor(owner_dsn: str, count: int) -> list[tuple[str, str]]:
             table = f"B{run}-{i + 1:03d}"
             made.append((table, add_table(conn, table)[1]))
             assert role_of(table)
-    return made
+        service = f"floor_bench_{run}"
+        service_dsn = _role_dsn(owner_dsn, service, add_reader(conn, service, "floor_service"))
+        board = (f"bench{run}", secrets.token_urlsafe(16))
+        add_user(conn, board[0], "supervisor", board[1],
+                 hasher=PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
+        conn.commit()
+    return made, service_dsn, board
 
 
 def central_rows(owner_dsn: str, tables: list[str]) -> tuple[dict[tuple[str, int], tuple[str,
@@ -129,17 +141,12 @@ def main(argv: list[str] | None = None) -> int:
                         "is in libpq's password file, PGPASSFILE); default: a throwaway cluster")
     parser.add_argument("--procs", type=int, default=min(os.cpu_count() or 2, 4),
                         help="processes the tables are shared among (default: the CPUs, <= 4)")
-    parser.add_argument("--workers", type=int, default=4,
-                        help="shipping threads per process (default 4)")
-    parser.add_argument("--window", type=float, default=100.0, metavar="MS",
-                        help="wait this long after a table's first unshipped event before "
-                             "shipping it, so one batch takes what follows (default 100; "
-                             "counted in the lag. 0: ship each event as it is appended, a "
-                             "transaction per event, which costs the store and the tables "
-                             "more than it saves in lag once the machine is busy)")
+    parser.add_argument("--browsers", type=int, default=10, metavar="B",
+                        help="pit boards reading the floor service's stream (default 10)")
     parser.add_argument("--poll", type=float, metavar="SECONDS",
-                        help="instead: each Shipper in its own thread, as the table service "
-                             "runs it, polling its log every SECONDS")
+                        help="the shippers are not woken by the tables' appends and only poll "
+                             "their logs every SECONDS (the table service before the "
+                             "wake-up; default: woken, polling every 0.5 s as a safety net)")
     parser.add_argument("--warmup", type=float, default=10.0, metavar="SECONDS",
                         help="leave the events of the first SECONDS of dealing out of the lag "
                              "figures: each table's first batches warm a new server process's "
@@ -147,8 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=36)
     parser.add_argument("--json", action="store_true", help="only the JSON line on stdout")
     args = parser.parse_args(argv)
-    if args.tables < 1 or args.minutes <= 0 or args.speed <= 0 or args.outage < 0:
-        parser.error("--tables, --minutes and --speed must be positive, --outage not negative")
+    if args.tables < 1 or args.minutes <= 0 or args.speed <= 0 or args.outage < 0 \
+            or args.browsers < 0:
+        parser.error("--tables, --minutes and --speed must be positive, --outage and "
+                     "--browsers not negative")
     if args.outage and args.dsn:
         parser.error("--outage stops the benchmark's own cluster: it cannot be used with --dsn")
 
@@ -167,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
             owner = args.dsn
         else:
             cluster = Cluster(work / "pg", settings={
-                "max_connections": str(args.tables + 40), "track_commit_timestamp": "on",
+                "max_connections": str(args.tables + 60), "track_commit_timestamp": "on",
                 "synchronous_commit": "on", "shared_buffers": "256MB"})
             cluster.init()
             cluster.start()
@@ -195,7 +204,7 @@ def _role_dsn(owner: str, role: str, password: str) -> str:
 
 
 def fold_left(owner: str) -> int:
-    """Fold what the folder had not folded yet when the dealing ended; the number folded."""
+    """Fold what the floor service had not folded yet when the run ended; the number folded."""
     import psycopg
 
     from dealer_assist.floor.fold import fold_pending
@@ -204,31 +213,65 @@ def fold_left(owner: str) -> int:
         return fold_pending(conn)
 
 
-def run(args: argparse.Namespace, owner: str, cluster: Any, work: Path) -> dict[str, Any]:
-    from tqdm import tqdm
+def wait_folded(owner: str, timeout: float) -> None:
+    """Wait (up to `timeout` s) until the floor service has folded every stored event."""
+    import psycopg
 
-    from dealer_assist.floor.fold import Folder
+    from dealer_assist.floor.fold import pending_tables
+
+    deadline = time.time() + timeout
+    with psycopg.connect(owner, autocommit=True) as conn:
+        while pending_tables(conn) and time.time() < deadline:
+            time.sleep(0.2)
+    time.sleep(0.5)  # the last notifications on their way to the boards
+
+
+def run(args: argparse.Namespace, owner: str, cluster: Any, work: Path) -> dict[str, Any]:
     from dealer_assist.floor.roles import role_of
 
     say = (lambda text: print(text, file=sys.stderr)) if args.json else print
-    made = make_floor(owner, args.tables)
+    made, service_dsn, (name, password) = make_floor(owner, args.tables)
     logs = work / "logs"
     logs.mkdir()
     tables = [(t, _role_dsn(owner, role_of(t), pw), str(logs / f"{t}.db")) for t, pw in made]
     procs = max(1, min(args.procs, args.tables))
     deal_s = args.minutes * 60 + args.outage
+    service = FloorService(service_dsn)
+    browsers = None
+    try:
+        url = service.start()
+        if args.browsers:
+            browsers = Browsers(url, args.browsers, name, password)
+            browsers.open()
+        say(f"floor benchmark: {args.tables} tables at {args.speed:g}x for {deal_s:.0f} s in "
+            f"{procs} processes, the floor service at {url} with {args.browsers} pit boards"
+            + (f", outage of {args.outage:g} s" if args.outage else ""))
+        start, down_at, up, shares = deal(args, cluster, tables, procs, deal_s, work)
+        wait_folded(owner, 30.0)
+    finally:
+        service.stop()
+        if browsers is not None:
+            browsers.close()
+    say(f"read models: {fold_left(owner)} events left to fold at the end")
+    boards = [b.arrivals for b in browsers.boards] if browsers else []
+    return figures(args, owner, tables, shares, boards, start, deal_s, down_at, up)
+
+
+def deal(args: argparse.Namespace, cluster: Any, tables: list[tuple[str, str, str]],
+         procs: int, deal_s: float,
+         work: Path) -> tuple[float, float | None, float | None, list[dict[str, Any]]]:
+    """The tables deal and ship in `procs` processes (and the store stops for the outage);
+    (when the dealing started, the store stopped and came back, what each process measured)."""
+    from tqdm import tqdm
+
     start = time.time() + 5.0 + 0.04 * args.tables / procs  # after every table has connected
     until = start + deal_s
     ctx = mp.get_context("spawn")
     up_at = ctx.Value("d", 0.0)
     outs = [str(work / f"share-{i}.pickle") for i in range(procs)]
     children = [ctx.Process(target=run_share, args=(
-        tables[i::procs], args.speed, args.seed + 1000 * i, args.workers, args.window / 1000.0,
-        args.poll, start, until, up_at,
-        60.0 + args.outage, outs[i])) for i in range(procs)]
-    say(f"floor benchmark: {args.tables} tables at {args.speed:g}x for {deal_s:.0f} s in "
-        f"{procs} processes" + (f", outage of {args.outage:g} s" if args.outage else ""))
-    folder = Folder(owner, backoff=(0.25, 2.0)).start()
+        tables[i::procs], args.speed, args.seed + 1000 * i, args.poll, args.poll is None,
+        start, until, up_at, 60.0 + args.outage, outs[i])) for i in range(procs)]
     for child in children:
         child.start()
     down_at = start + min(30.0, args.minutes * 30) if args.outage else None
@@ -251,34 +294,20 @@ def run(args: argparse.Namespace, owner: str, cluster: Any, work: Path) -> dict[
         up_at.value = -1.0  # no outage: the watchers stop at once
     for child in children:
         child.join()
-    folder.stop()
-    say(f"read models: {folder.folded} events folded as they were stored, "
-        f"{fold_left(owner)} left at the end")
     shares = [pickle.loads(Path(out).read_bytes()) for out in outs if Path(out).exists()]
     if len(shares) != procs:
         raise SystemExit("floor benchmark: a table process failed (see above)")
-    return figures(args, owner, tables, shares, start, deal_s, down_at, up)
+    return start, down_at, up, shares
 
 
 def figures(args: argparse.Namespace, owner: str, tables: list[tuple[str, str, str]],
-            shares: list[dict[str, Any]], start: float, deal_s: float, down_at: float | None,
-            up: float | None) -> dict[str, Any]:
+            shares: list[dict[str, Any]], boards: list[dict[str, list[float]]], start: float,
+            deal_s: float, down_at: float | None, up: float | None) -> dict[str, Any]:
     central, stored, exact = central_rows(owner, [t for t, _, _ in tables])
     if not exact:
         print("floor benchmark: track_commit_timestamp is off: the central time is each "
               "event's transaction start (received_at)", file=sys.stderr)
-    lost = duplicated = 0
-    locals_total = 0
-    by_table: dict[str, dict[int, str]] = {}
-    for (table, seq), (digest, _) in central.items():
-        by_table.setdefault(table, {})[seq] = digest
-    for table, _, path in tables:
-        mine, theirs = local_rows(Path(path)), by_table.get(table, {})
-        locals_total += len(mine)
-        lost += sum(1 for seq in mine if seq not in theirs)
-        # stored but not the table's: a seq the table never wrote, or another hash there
-        duplicated += sum(1 for seq, digest in theirs.items() if mine.get(seq) != digest)
-    duplicated += stored - len(central)
+    lost, duplicated, locals_total = compare(tables, central, stored)
     for share in shares:
         for alarm in share["alarms"]:
             print(f"floor benchmark: {alarm}", file=sys.stderr)
@@ -290,27 +319,48 @@ def figures(args: argparse.Namespace, owner: str, tables: list[tuple[str, str, s
     # never caught up: every event after the outage began is left out
     never = float("inf") if None in caught else max(c for c in caught if c is not None)
     skip_to = skip_from if up is None else never
-    lags = []
     warm = start + args.warmup
-    for share in shares:
-        for table, seq, at in share["times"]:
-            if skip_from <= at <= skip_to or at < warm:
-                continue
-            got = central.get((table, seq))
-            if got is not None:
-                lags.append((got[1] - at) * 1000.0)
+    kept = [(table, at, got[1]) for share in shares for table, seq, at in share["times"]
+            if not (skip_from <= at <= skip_to or at < warm)
+            and (got := central.get((table, seq))) is not None]
+    lags = [(committed - at) * 1000.0 for _, at, committed in kept]
+    on_boards, missed = board_lags(kept, boards)
+    if missed:
+        print(f"floor benchmark: {missed} arrivals on the pit boards never came (of "
+              f"{len(kept) * len(boards)})", file=sys.stderr)
     events = sum(len(s["times"]) for s in shares)
-    p50, p99 = percentile(lags, 0.5), percentile(lags, 0.99)
     return {
         "tables": len(tables),
         "events": events,
         "events_per_s": round(events / deal_s, 1),
-        "lag_ms_p50": None if p50 is None else round(p50, 1),
-        "lag_ms_p99": None if p99 is None else round(p99, 1),
+        "lag_ms_p50": rounded(percentile(lags, 0.5)),
+        "lag_ms_p99": rounded(percentile(lags, 0.99)),
         "lost": lost + max(0, events - locals_total),
         "duplicated": duplicated,
         "catch_up_s": catch_up,
+        "board_lag_ms_p50": rounded(percentile(on_boards, 0.5)),
+        "board_lag_ms_p99": rounded(percentile(on_boards, 0.99)),
     }
+
+
+def compare(tables: list[tuple[str, str, str]], central: dict[tuple[str, int], tuple[str, float]],
+            stored: int) -> tuple[int, int, int]:
+    """(lost, duplicated, events in the tables' logs): each log against the central copy."""
+    lost = duplicated = locals_total = 0
+    by_table: dict[str, dict[int, str]] = {}
+    for (table, seq), (digest, _) in central.items():
+        by_table.setdefault(table, {})[seq] = digest
+    for table, _, path in tables:
+        mine, theirs = local_rows(Path(path)), by_table.get(table, {})
+        locals_total += len(mine)
+        lost += sum(1 for seq in mine if seq not in theirs)
+        # stored but not the table's: a seq the table never wrote, or another hash there
+        duplicated += sum(1 for seq, digest in theirs.items() if mine.get(seq) != digest)
+    return lost, duplicated + stored - len(central), locals_total
+
+
+def rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
 
 
 if __name__ == "__main__":

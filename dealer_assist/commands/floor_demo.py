@@ -337,7 +337,8 @@ class _Table:
                               paytables=load_paytables())
         interruptions.after_start(self.live)  # a shoe the demo's stop left open: `restart`
         self.shipper = Shipper(str(self.log.path), table, dsn, idle=0.25, backoff=(0.5, 5.0),
-                               decide=self.live.decide, public_key=key.public_key())
+                               decide=self.live.decide, public_key=key.public_key(),
+                               writer=self.log)  # ships as the table appends
         self.thread = threading.Thread(target=self._deal, name=f"deal-{table}", daemon=True)
 
     def start(self) -> None:

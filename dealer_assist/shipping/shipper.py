@@ -1,13 +1,18 @@
 """The shipper: copies a table's log to the central store, in order, in its own thread.
 
 The table only ever appends to its own SQLite log; the shipper reads that log on read-only
-connections after the central head, sends batches, and never makes the table wait. It asks
-the central store for its head when it starts and after every error, so restarting it or
-re-sending never duplicates an event. On an outage it retries with growing pauses and catches
-up by itself, in batches of up to `catch_up` events while it is more than a batch behind
-(docs/floor.md, "How ingest works"). It ships events only: the pit's read models are folded
-from them by the floor service (floor/fold.py). `lag()` says how far behind the local log's
-head the central copy is. Given the table's public key, it ships the signed checkpoints too
+connections after the central head, sends batches, and never makes the table wait. It ships
+as soon as the table appends: given the log's `writer` (the table service's, in the same
+process), its thread is woken after each of the writer's commits (`on_commit`) and sends
+whatever is there by then, so what the table appended while a batch was on its way goes in
+the next one. It also looks every `idle` seconds, a safety net (a writer in another process
+wakes nobody). It asks the central store for its head when it starts and after every error,
+so restarting it or re-sending never duplicates an event. On an outage it retries with
+growing pauses (`backoff`; appends do not cut them short) and catches up by itself, in
+batches of up to `catch_up` events while it is more than a batch behind (docs/floor.md, "How
+ingest works"). It ships events only: the pit's read models are folded from them by the
+floor service (floor/fold.py). `lag()` says how far behind the local log's head the central
+copy is. Given the table's public key, it ships the signed checkpoints too
 (shipping/checkpoints.py).
 
 Given `decide` (the live table's `decide`), the shipper also takes the floor's decision
@@ -33,7 +38,7 @@ from dealer_assist.shipping.checkpoints import CheckpointShipper
 from dealer_assist.shipping.ingest import Ingest, IntegrityAlarm, central_head, raise_alarm
 from dealer_assist.shipping.requests import Decide, take_requests
 from dealer_assist.store.chain import RawRecord
-from dealer_assist.store.sqlite_log import SqliteEventReader
+from dealer_assist.store.sqlite_log import SqliteEventLog, SqliteEventReader
 from dealer_assist.worker import Worker
 
 log = logging.getLogger(__name__)
@@ -55,16 +60,17 @@ class Lag:
 
 
 class Shipper(Worker):
-    """Ships one table's log at `log_path` to the central store at `dsn` (the table's role)."""
+    """Ships one table's log at `log_path` to the central store at `dsn` (the table's role),
+    woken by each commit of `writer` (the log's writer in this process) and every `idle` s."""
 
     def __init__(self, log_path: str, table: str, dsn: str, *, batch: int = 500,
                  catch_up: int = 5000, idle: float = 0.5, backoff: tuple[float, float] = (0.5, 5.0),
-                 decide: Decide | None = None,
-                 public_key: Ed25519PublicKey | None = None) -> None:
+                 decide: Decide | None = None, public_key: Ed25519PublicKey | None = None,
+                 writer: SqliteEventLog | None = None) -> None:
         super().__init__(f"shipper-{table}")
         self.reader = SqliteEventReader(log_path)
         self.checkpoints = CheckpointShipper(log_path, table, public_key) if public_key else None
-        self.decide = decide
+        self.decide, self.writer = decide, writer
         self.table, self.dsn, self.batch, self.idle = table, dsn, batch, idle
         self.catch_up = max(catch_up, batch)
         self.backoff = backoff
@@ -79,6 +85,11 @@ class Shipper(Worker):
         """Stop the thread (if it was started) and close the connection."""
         super().stop(timeout)
         self._close()
+
+    @property
+    def shipped_seq(self) -> int:
+        """The last seq the central store holds, as this shipper last stored or read it."""
+        return self._shipped.seq
 
     def lag(self) -> Lag:
         """The lag behind the local log's head (read from the log, not from the table)."""
@@ -148,6 +159,14 @@ class Shipper(Worker):
         return record.columns[0] if record and record.columns else None
 
     def _run(self) -> None:
+        stop_hearing = self.writer.on_commit(self.wake) if self.writer is not None else None
+        try:
+            self._ship_rounds()
+        finally:
+            if stop_hearing is not None:
+                stop_hearing()
+
+    def _ship_rounds(self) -> None:
         pause = self.backoff[0]
         while not self._stop.is_set():
             try:
@@ -159,7 +178,7 @@ class Shipper(Worker):
                     log.info("central store reachable again; shipping up to seq %d",
                              self._shipped.seq)
                 self._down, pause = False, self.backoff[0]
-                self._stop.wait(self.idle)
+                self._rest(self.idle)  # until the log's next commit (or the safety net)
             except IntegrityAlarm as alarm:
                 # Shipping past a broken chain would hide it: stop and let the floor act.
                 self._alarm = str(alarm)

@@ -14,7 +14,8 @@ Triggers refuse UPDATE and DELETE on every table and refuse an insert that is no
 link of the chain (which also stops INSERT OR REPLACE from overwriting an event). The writer
 uses WAL with synchronous=FULL and explicit transactions (BEGIN IMMEDIATE ... COMMIT), and
 holds an exclusive lock on `<file>.lock` while it is open, so a second writer fails at once.
-Readers open `file:<path>?mode=ro` and cannot write.
+Readers open `file:<path>?mode=ro` and cannot write. `on_commit` tells the writer's listeners
+in this process (the table's shipper, which ships at once) of each commit.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 import fcntl
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
@@ -204,6 +205,7 @@ class SqliteEventLog(SqliteEventReader):
         self._signing: CheckpointSigning | None = None
         self._policy = CheckpointPolicy(clock, checkpoint_every, checkpoint_interval)
         self._lock = threading.Lock()
+        self._listeners: tuple[Callable[[], None], ...] = ()
         self._lock_file: IO[str] | None = _take_writer_lock(self.path)
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -230,6 +232,14 @@ class SqliteEventLog(SqliteEventReader):
         """Append `events` in one transaction, all or none; returns their seqs."""
         return self._append_bodies(checked_bodies(events))
 
+    def on_commit(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call `listener()` after each committed append or checkpoint, in the writer's
+        thread (it must be quick and never raise: the shipper's `wake`); returns what stops it.
+        Nobody listening costs nothing; a writer in another process is not heard."""
+        self._listeners = (*self._listeners, listener)
+        return lambda: setattr(self, "_listeners", tuple(
+            x for x in self._listeners if x is not listener))
+
     def head(self) -> ChainHead:
         return self._head
 
@@ -244,6 +254,8 @@ class SqliteEventLog(SqliteEventReader):
                 self._rollback()
                 raise
             self._last_checkpoint = point
+            for listener in self._listeners:
+                listener()
             return point
 
     def close(self) -> None:
@@ -274,6 +286,8 @@ class SqliteEventLog(SqliteEventReader):
             self._head = head
             if point is not None:
                 self._last_checkpoint = point
+            for listener in self._listeners:
+                listener()
             return range(start.seq + 1, head.seq + 1)
 
     def _due_checkpoint(self, head: ChainHead) -> Checkpoint | None:

@@ -7,7 +7,6 @@ logged in as a login of floor_service that cannot create a role or write an even
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import shutil
@@ -199,20 +198,3 @@ def the_floor_service_is_its_own_login_with_few_rights(cluster: Cluster, demo: P
                 conn.execute(statement)
             conn.rollback()
 
-
-def test_the_floor_benchmark_prints_its_figures():
-    """benchmarks/floor.py, tiny: 3 tables for 6 s at 20x, its own cluster."""
-    if bin_dir() is None:
-        pytest.skip("PostgreSQL is not installed (no initdb): apt-get install postgresql")
-    root = Path(__file__).resolve().parents[2]
-    done = subprocess.run(
-        [sys.executable, str(root / "benchmarks" / "floor.py"), "--tables", "3", "--minutes",
-         "0.1", "--speed", "20", "--procs", "1", "--warmup", "0", "--json"],
-        capture_output=True, text=True, timeout=180, cwd=root)
-    assert done.returncode == 0, done.stderr
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
-    assert list(figures) == ["tables", "events", "events_per_s", "lag_ms_p50", "lag_ms_p99",
-                             "lost", "duplicated", "catch_up_s"]
-    assert figures["tables"] == 3 and figures["events"] > 10
-    assert figures["lost"] == 0 and figures["duplicated"] == 0
-    assert figures["catch_up_s"] is None and 0 <= figures["lag_ms_p50"] <= figures["lag_ms_p99"]
