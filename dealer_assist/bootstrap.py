@@ -6,9 +6,10 @@
              -> the shoe: its port by URL, or the built-in emulator on a pty (devices/shoe.py)
              -> the overhead camera, when configured (devices/camera.py); with the built-in
                 shoe it may be the shoe's virtual camera (devices/virtual_camera.py), whose
-                frames of the cards it deals go through the same recognizer
+                frames of the cards it deals go through the same recognizer; the frames of
+                its events kept beside the log (store/evidence.py)
              -> the shipper of the log to the floor's central store, when the environment
-                names it (shipping/shipper.py)
+                names it, woken by each of the log's commits (shipping/shipper.py)
              -> the web app -> uvicorn
 
 Nothing else in the package builds the devices, the one package (with the CLI's own commands)
@@ -63,7 +64,12 @@ from dealer_assist.signing_keys import (
     signing_key_from_environment,
 )
 from dealer_assist.store.durable import log_problem
-from dealer_assist.store.log_range import SqliteLogSource
+from dealer_assist.store.evidence import (
+    EvidencedLogSource,
+    EvidenceFolder,
+    EvidenceReader,
+    table_evidence,
+)
 from dealer_assist.store.sessions import SessionEnds, table_key
 from dealer_assist.store.snapshot import TableSnapshots
 from dealer_assist.store.snapshot_seal import seal_from_environment
@@ -203,6 +209,7 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
                                    lambda: shipping_lag(table),
                                    snapshots.refused if snapshots else None)])
         app.state.display = config.display  # the board's language(s) and layout
+        app.state.evidence = EvidenceReader(config.database, table_evidence(config))
         table = Table(config, log, users, live, app, paytable_report=report, _closers=closers)
         url = config.shoe.url
         if config.camera.virtual and config.shoe.emulated:
@@ -223,17 +230,16 @@ def open_table(config: TableConfig, *, allow_negative_edge: bool = False,
         table.link.start()
         if config.camera.enabled:
             try:
-                if table.virtual_camera is not None:
-                    closers.append(table.virtual_camera.stop)  # after the watch has stopped
-                    table.camera = CameraWatch(config.camera, live,
-                                               source=table.virtual_camera.frames())
-                else:
-                    table.camera = CameraWatch(config.camera, live)
+                virtual = table.virtual_camera
+                if virtual is not None:
+                    closers.append(virtual.stop)  # after the watch has stopped
+                table.camera = CameraWatch(config.camera, live, evidence=camera_evidence(config),
+                                           source=virtual.frames() if virtual else None)
             except Exception as e:  # an unreadable zones file, no model
                 raise StartError(f"camera: {e}") from None
             closers.append(table.camera.stop)
             table.camera.start()
-        table.shipper = start_shipper(config, closers, decide=live.decide)
+        table.shipper = start_shipper(config, closers, decide=live.decide, writer=log)
     except BaseException:
         for close in reversed(closers):
             close()
@@ -287,23 +293,31 @@ def shipping_lag(table: Table) -> tuple[int, float] | None:
 
 
 def start_shipper(config: TableConfig, closers: list[Callable[[], None]],
-                  decide: Callable[..., int] | None = None) -> Shipper | None:
+                  decide: Callable[..., int] | None = None,
+                  writer: SqliteEventLog | None = None) -> Shipper | None:
     """The shipper of this table's log to the floor's central store, when the environment
-    names it (`DEALER_ASSIST_CENTRAL_DSN`, as the table's own role); else None. It never makes
-    the table wait: with the central store down it retries by itself (docs/floor.md)."""
+    names it (`DEALER_ASSIST_CENTRAL_DSN`, as the table's own role), woken by each commit of
+    `writer` (the table's log); else None. It never makes the table wait (docs/floor.md)."""
     dsn = os.environ.get(DSN_ENV)
     if not dsn:
         return None
     shipper = Shipper(str(config.database), config.table_id, dsn, decide=decide,
-                      public_key=table_public_key_from_environment())
+                      public_key=table_public_key_from_environment(), writer=writer)
     closers.append(shipper.stop)
     return shipper.start()
+
+
+def camera_evidence(config: TableConfig) -> EvidenceFolder | None:
+    """The folder beside the log for the camera's evidence frames (retention applied at
+    start), None when `[camera] evidence = false`."""
+    return table_evidence(config).open() if config.camera.evidence else None
 
 
 def regulator_pages(config: TableConfig, paytables: dict[str, PayTable]) -> APIRouter:
     """The regulator's pages over this table's log (exports signed with the key named by
     DEALER_ASSIST_SIGNING_KEY; without it the pages work and downloads say what is missing)."""
-    records = TableRecords({config.table_id: SqliteLogSource(config.database)}, paytables,
+    source = EvidencedLogSource(config.database, table_evidence(config))  # with its frames
+    records = TableRecords({config.table_id: source}, paytables,
                            signing_key_from_environment, gaming_day=config.gaming_day)
     return regulator_router(records, require(*REGULATOR_ROLES, page=True))
 

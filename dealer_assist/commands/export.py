@@ -16,7 +16,7 @@ from dealer_assist.export.source import plan_range
 from dealer_assist.export.writer import LogTampered, write_export
 from dealer_assist.logformat import DEFAULT_CHECKPOINT_EVERY
 from dealer_assist.signing_keys import ENV_SIGNING_KEY, public_check
-from dealer_assist.store.log_range import SqliteLogSource
+from dealer_assist.store.evidence import EvidencedLogSource
 from dealer_assist.store.signed_checkpoints import check_signed
 from dealer_assist.store.sqlite_log import NotAnEventLog, SqliteEventReader
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     given = read_export_options(args)
     key, paytables = given.key, given.paytables
     try:
-        source = SqliteLogSource(args.db)
+        source = EvidencedLogSource(args.db)  # with the camera's frames beside it
         span = plan_range(source, given.start, given.end)
     except (ValueError, FileNotFoundError, NotAnEventLog) as exc:
         raise CommandFailed(str(exc)) from None

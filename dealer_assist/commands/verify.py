@@ -35,7 +35,10 @@ key, trusting nothing else in it:
     before it, from the chain head the manifest gives at the start to the one at the end;
   - the events, replayed through the table machine under the manifest's pay tables, imply
     exactly the rows of games.csv, flags.csv and decisions.csv, the shoes' settings and
-    the counts of the manifest.
+    the counts of the manifest;
+  - each camera frame under evidence/ hashes to the SHA-256 that the event that raised its
+    flag gives; a frame the table no longer had (removed by retention) is reported, not
+    failed: its event still verifies.
 
 A floor export (`dealer-assist floor export`: several tables in one zip, signed with the
 floor's key) is recognised by its manifest: its signature and the SHA-256 of every table's
@@ -91,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(_as_json(result, fingerprint(key), pinned)))
     elif result.ok:
         print(_summary(result, fingerprint(key), pinned))
+        for note in result.notes:
+            print(f"  {note}")
     else:
         for line in result.findings.lines():
             print(line)
@@ -182,4 +187,5 @@ def _as_json(result: Verification, key: str,
                      for f in result.findings.shown],
         "more": result.findings.more,
         "manifest": result.manifest,
+        **({"notes": list(result.notes)} if result.notes else {}),
     }

@@ -9,7 +9,8 @@ Secrets never live here: the service needs none (passwords are argon2 hashes in 
     [shoe]     url ("emulator" or a port URL), adapter, baudrate, heartbeat_timeout,
                emulator_speed, emulator_seed, emulator_mistakes
     [camera]   enabled, source ("virtual" with the emulator), zones, confirm_frames, lose_frames,
-               fps (the virtual camera's); deck (no longer used: accepted, ignored)
+               fps (the virtual camera's), evidence, evidence_days, evidence_max_mb (the
+               frames kept for every camera event); deck (no longer used: accepted, ignored)
     [house]    the house procedure settings (HouseRules): decks, variant, burn_after_each_game...
     [web]      host, port, secure_cookies, session_minutes
     [surveillance]  side_bets, threshold, rearm
@@ -72,6 +73,12 @@ class CameraConfig:
     lose_frames: int = 5
     #: Frames a second the virtual camera draws (and the recognizer reads).
     fps: float = 4.0
+    #: Keep the frames that show each camera event beside the log (docs/vision.md, "Evidence
+    #: frames"): for `evidence_days` days, in at most `evidence_max_mb` MB (frames of no flag
+    #: are removed first).
+    evidence: bool = True
+    evidence_days: int = 90
+    evidence_max_mb: int = 2048
 
     @property
     def virtual(self) -> bool:
@@ -190,8 +197,10 @@ def _camera(r: _Reader, shoe: ShoeConfig) -> CameraConfig:
     zones = r.file("zones", "camera_zones.toml")
     # `deck` is from before the learned recognizer: still accepted, never needed, not read.
     deck = r.file("deck", "") if "deck" in r.raw else None
+    kept = (r.flag("evidence", True), r.whole("evidence_days", 90, 1, 36_500),
+            r.whole("evidence_max_mb", 2048, 1, 100_000_000))
     if not enabled:
-        return CameraConfig(False, r.text("source", ""), deck, zones, confirm, lose, fps)
+        return CameraConfig(False, r.text("source", ""), deck, zones, confirm, lose, fps, *kept)
     source = r.text("source", "").strip()
     if not source:
         raise r._bad("source", f'a device index, a stream URL, a video file, a folder or '
@@ -202,7 +211,7 @@ def _camera(r: _Reader, shoe: ShoeConfig) -> CameraConfig:
                           f"camera)")
     if not zones.is_file():
         raise ConfigError(f"{r.path}: camera.zones: no such file {zones}")
-    return CameraConfig(True, source, deck, zones, confirm, lose, fps)
+    return CameraConfig(True, source, deck, zones, confirm, lose, fps, *kept)
 
 
 def _gaming_day(r: _Reader) -> GamingDay:

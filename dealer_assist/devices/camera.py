@@ -4,6 +4,11 @@
 frame, debounces them by layout zone and hands the sightings to the live table; the camera's
 link shows up while frames arrive and down while the source is lost or has ended.
 
+With an `evidence` keeper (the folder beside the log, `[camera] evidence`), every event it
+hands the table names the frames that show it, drawn with what the recognizer saw and kept
+as JPEG before the event is appended (devices/camera_evidence.py); the frames of an event
+that raised a flag are marked so that retention removes them last.
+
 The recognizer needs no enrolled deck: it reads any standard deck (`hardware/camera/`). A
 `source` of frames may stand in for the configured camera (the emulator's virtual camera):
 it is read as it is, with the same link semantics (up at the first frame, down when it ends).
@@ -13,18 +18,20 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
 from dealer_assist.config import CameraConfig
+from dealer_assist.devices.camera_evidence import EvidenceKeeper, FrameWitness
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.refusals import Refused
-from hardware.camera.feed import CameraFeed, run_feed
+from hardware.camera.feed import CameraFeed
 from hardware.camera.recognize import Recognizer
 from hardware.camera.source import FrameSource, SourceError
 from hardware.camera.zones import load_zones
+from hardware.clock import utc_stamp
 
 _log = logging.getLogger("dealer_assist")
 
@@ -38,11 +45,15 @@ class CameraWatch:
 
     def __init__(self, config: CameraConfig, table: LiveTable,
                  source: Iterable[np.ndarray] | None = None,
-                 recognizer: Recognizer | None = None) -> None:
+                 recognizer: Recognizer | None = None,
+                 evidence: EvidenceKeeper | None = None) -> None:
         assert config.zones is not None
         self.table = table
-        self.feed = CameraFeed(load_zones(config.zones), confirm_frames=config.confirm_frames,
+        zones = load_zones(config.zones)
+        self.feed = CameraFeed(zones, confirm_frames=config.confirm_frames,
                                lose_frames=config.lose_frames)
+        self.witness = None if evidence is None else FrameWitness(
+            zones, evidence, remember=config.lose_frames + 1)
         # the networks load here, at start: a missing model file stops the start, not a shift
         self.recognize = (recognizer or Recognizer()).load()
         self.source: Iterable[np.ndarray] = (
@@ -60,7 +71,7 @@ class CameraWatch:
         if state in ("lost", "gave_up", "back"):
             self.table.link_changed("camera", "up" if state == "back" else "down", detail)
 
-    def _frames(self) -> Any:
+    def _frames(self) -> Iterator[np.ndarray]:
         for frame in self.source:
             if self._stop.is_set():
                 return
@@ -71,11 +82,8 @@ class CameraWatch:
 
     def _run(self) -> None:
         try:
-            for event in run_feed(self._frames(), self.recognize, self.feed):
-                try:
-                    self.table.observe(event)
-                except Refused as e:
-                    _log.warning("camera: %s", e)
+            for frame in self._frames():
+                self.take(frame)
         except SourceError as e:
             self.table.link_changed("camera", "down", str(e))
             return
@@ -85,6 +93,32 @@ class CameraWatch:
             return
         if not self._stop.is_set():
             self.table.link_changed("camera", "down", "the camera source ended")
+
+    def take(self, frame: np.ndarray) -> None:
+        """One frame: its sightings, the events it settles (with their frames) to the table."""
+        sightings = self.recognize(frame)
+        for event in self.feed.update(sightings, utc_stamp()):
+            if self.witness is not None:
+                event["frames"] = self.witness.frames_of(event, frame, sightings)
+            self._observe(event)
+        if self.witness is not None:
+            self.witness.remember(frame, sightings)
+
+    def _observe(self, event: dict[str, Any]) -> None:
+        before = self._flags() if self.witness is not None else 0
+        try:
+            self.table.observe(event)
+        except Refused as e:
+            _log.warning("camera: %s", e)
+            return
+        if self.witness is not None and self._flags() > before:
+            self.witness.keeper.mark_flagged([f["sha256"] for f in event["frames"]])
+
+    def _flags(self) -> int:
+        """The flags of the table's current shoe (read to mark the frames of flags for
+        retention; a flag another device raises meanwhile only keeps frames longer)."""
+        shoe = self.table.machine.shoe
+        return 0 if shoe is None else sum(len(g.flags) for g in shoe.games[-3:])
 
     def stop(self) -> None:
         self._stop.set()

@@ -67,6 +67,25 @@ class LogSource(Protocol):
         ...
 
 
+class EvidenceFrames(Protocol):
+    """The camera's frames kept beside a table's log (store.evidence.EvidenceFolder)."""
+
+    def frame(self, sha256: str) -> bytes | None:
+        """The JPEG named by this SHA-256, None when it is not kept or no longer matches."""
+        ...
+
+    def status(self, sha256: str) -> str:
+        """"kept", "damaged", "removed by retention" or "missing"."""
+        ...
+
+
+def evidence_of(source: object) -> EvidenceFrames | None:
+    """The frames a source keeps beside its log (store.evidence.EvidencedLogSource: a table's
+    own log); None for one that keeps none (the floor's central copy)."""
+    found = getattr(source, "evidence", None)
+    return found if callable(getattr(found, "frame", None)) else None
+
+
 class NothingToExport(ValueError):
     """No event of the log lies in the time range asked for."""
 

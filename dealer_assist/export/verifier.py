@@ -6,7 +6,9 @@ events.jsonl is in the documented form and chains to the line before it, from th
 the manifest gives at the start to the one it gives at the end (and through its checkpoints);
 and the events, re-audited by the table machine under the manifest's pay tables, imply
 exactly the rows of games.csv, flags.csv and decisions.csv, the shoes' settings and the counts
-the manifest states. Every problem is reported with its file and line or row.
+the manifest states; the camera's frames under `evidence/` each hash to the SHA-256 that a
+flag's event gives (a frame the table no longer had is reported, not failed:
+export/evidence.py). Every problem is reported with its file and line or row.
 A floor export (several tables' exports in one zip, floor_verifier.py) is recognised by its
 manifest's format and each table's export in it is checked as above. `table_keys` (table id ->
 the public key the verifier holds for it) pins the tables' keys of a floor export: then the
@@ -21,6 +23,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,6 +32,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from dealer_assist.domain.paytable import PayTable, PayTableError, paytables_from_mapping
 from dealer_assist.export import manifest as mf
 from dealer_assist.export.compare import CsvComparison, Findings
+from dealer_assist.export.evidence import MEMBER, FlagFrame, FlagWitness, check_frames
 from dealer_assist.export.floor_verifier import is_floor_manifest, verify_floor_zip
 from dealer_assist.export.links import ChainWalk, LineError, read_line_bytes
 from dealer_assist.export.reaudit import Reaudit, decision_reach
@@ -40,6 +44,7 @@ _UNREADABLE = (zipfile.BadZipFile, OSError, ValueError, EOFError, zlib.error)
 
 Progress = Callable[[int], None]
 _NEEDLES = (b'"type":"decision"', b'"type":"new_shoe"')
+_FRAMES = b'"frames":['
 _CHUNK = 1 << 20
 _PROGRESS_EVERY = 4096
 
@@ -48,6 +53,8 @@ _PROGRESS_EVERY = 4096
 class Verification:
     findings: Findings
     manifest: dict[str, Any] | None
+    #: What to report that is no problem (the evidence frames checked, or not kept).
+    notes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -94,6 +101,7 @@ def verify_export(path: Path, public_key: Ed25519PublicKey, progress: Progress |
         if manifest is None:
             return Verification(findings, None)
         paytables = _paytables(manifest, findings)
+        frames: list[FlagFrame] = []
         for file in mf.DATA_FILES:
             if file != mf.EVENTS:
                 _compare_hash(file, _file_hash(zf, file, findings), manifest, findings)
@@ -101,13 +109,14 @@ def verify_export(path: Path, public_key: Ed25519PublicKey, progress: Progress |
             digest = _file_hash(zf, mf.EVENTS, findings)
         else:
             try:
-                digest = _check_events(zf, manifest, paytables, findings, progress)
+                digest = _check_events(zf, manifest, paytables, findings, progress, frames)
             except (AttributeError, TypeError, KeyError) as exc:  # fields of the wrong shape
                 findings.add(mf.MANIFEST, "", f"chain or counts are not in the documented "
                              f"form ({type(exc).__name__}: {exc})")
                 digest = _file_hash(zf, mf.EVENTS, findings)
         _compare_hash(mf.EVENTS, digest, manifest, findings)
-    return Verification(findings, manifest)
+        notes = check_frames(zf, manifest, frames, findings)
+    return Verification(findings, manifest, tuple(notes))
 
 
 def _verify_pinned(zf: zipfile.ZipFile, public_key: Ed25519PublicKey,
@@ -160,6 +169,8 @@ def _check_members_and_signature(zf: zipfile.ZipFile, public_key: Ed25519PublicK
         elif member not in names:
             findings.add(member, "", "missing from the zip")
     for member in sorted(set(names) - set(mf.MEMBERS)):
+        if MEMBER.fullmatch(member):  # a camera's frame: checked with the events
+            continue
         findings.add(member, "", "is in the zip but not part of an export")
     if mf.MANIFEST not in names or mf.SIGNATURE not in names:
         return None
@@ -235,8 +246,9 @@ def _compare_hash(name: str, got: tuple[str, int] | None, manifest: dict[str, An
 
 def _check_events(zf: zipfile.ZipFile, manifest: dict[str, Any],
                   paytables: dict[str, PayTable], findings: Findings,
-                  progress: Progress | None) -> tuple[str, int] | None:
-    """Hash events.jsonl, then walk its chain and re-audit it against the CSV files."""
+                  progress: Progress | None, frames: list[FlagFrame]) -> tuple[str, int] | None:
+    """Hash events.jsonl, then walk its chain and re-audit it against the CSV files; the
+    frames of the events that raised flags go to `frames`."""
     if mf.EVENTS not in zf.namelist():
         return None
     try:
@@ -257,11 +269,13 @@ def _check_events(zf: zipfile.ZipFile, manifest: dict[str, Any],
     except KeyError:
         return digest
     reaudit = Reaudit(table, paytables, reach, comparison)
+    witness = FlagWitness(reaudit.machine)
     try:
-        _second_pass(zf, walk, points, reaudit, findings, progress)
+        _second_pass(zf, walk, points, reaudit, findings, progress, witness)
     except _UNREADABLE as exc:
         findings.add(mf.EVENTS, "", f"cannot be read (the zip is damaged): {exc}")
         return digest
+    frames.extend(witness.frames)
     reaudit.finish()
     comparison.finish()
     derived = mf.derived_fields(
@@ -310,7 +324,8 @@ def _wanted(position: int, line: bytes, wanted: list[tuple[int, Any]]) -> None:
 
 
 def _second_pass(zf: zipfile.ZipFile, walk: ChainWalk, points: dict[int, list[dict[str, Any]]],
-                 reaudit: Reaudit, findings: Findings, progress: Progress | None) -> None:
+                 reaudit: Reaudit, findings: Findings, progress: Progress | None,
+                 witness: FlagWitness) -> None:
     feed = reaudit.feed
     position = -1
     with zf.open(mf.EVENTS) as member:
@@ -327,7 +342,10 @@ def _second_pass(zf: zipfile.ZipFile, walk: ChainWalk, points: dict[int, list[di
                 findings.add(mf.EVENTS, where, problem)
             if record.seq in points:
                 _check_point(points, record.seq, record.hash, findings, where)
-            feed(position, record.seq, event)
+            if _FRAMES in raw:
+                witness.apply(record.seq, event, partial(feed, position, record.seq, event))
+            else:
+                feed(position, record.seq, event)
             if progress and (position + 1) % _PROGRESS_EVERY == 0:
                 progress(_PROGRESS_EVERY)
         if progress and position >= 0:

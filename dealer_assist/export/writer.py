@@ -8,6 +8,11 @@ file's SHA-256 is taken as it is written. Memory stays flat however long the ran
 
 Before it signs, the export re-checks every link of the chain in its range (and the
 checkpoints there): a log that was tampered with is refused, not signed.
+
+With the frames the table's camera kept beside the log (`evidence`, by default the source's:
+store.evidence.EvidencedLogSource), the frames of the events that raised a flag go into the
+zip under `evidence/` and the manifest says which it carries and which the table no longer
+had (export/evidence.py); with none to carry the zip is exactly as without.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +30,18 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from dealer_assist.domain.paytable import PayTable
 from dealer_assist.export import manifest as mf
+from dealer_assist.export.evidence import NEEDLE, FlagWitness, first_seqs, member_name
 from dealer_assist.export.hashed import BackgroundFile, HashedFile
 from dealer_assist.export.links import ChainWalk, decode_event, event_line
 from dealer_assist.export.reaudit import NEEDLES, Reaudit, decision_reach
 from dealer_assist.export.rows import DECISION_COLUMNS, FLAG_COLUMNS, GAME_COLUMNS
-from dealer_assist.export.source import ExportRange, LogSource, stamp
+from dealer_assist.export.source import (
+    EvidenceFrames,
+    ExportRange,
+    LogSource,
+    evidence_of,
+    stamp,
+)
 from dealer_assist.export.zipped import member, refuse_existing, written_whole
 from dealer_assist.logformat import Point
 from dealer_assist.signing_keys import fingerprint
@@ -84,19 +97,22 @@ def write_export(
     paytables: dict[str, PayTable],
     progress: Progress | None = None,
     now: datetime | None = None,
+    evidence: EvidenceFrames | None = None,
 ) -> Written:
     """Write the export of `span` to `out` (which must not exist); returns its manifest."""
     out = refuse_existing(out)
     created = (now or datetime.now(UTC)).astimezone(UTC)
+    frames = evidence if evidence is not None else evidence_of(source)
     with written_whole(out, ".export-") as (partial, folder):
         manifest = _write_zip(source, span, table, partial, folder, key, paytables, progress,
-                              created)
+                              created, frames)
     return Written(out, manifest)
 
 
 def _write_zip(source: LogSource, span: ExportRange, table: str, partial: Path, folder: Path,
                key: Ed25519PrivateKey, paytables: dict[str, PayTable],
-               progress: Progress | None, created: datetime) -> dict[str, Any]:
+               progress: Progress | None, created: datetime,
+               evidence: EvidenceFrames | None) -> dict[str, Any]:
     first, last = span.first_seq, span.last_seq
     start_hash = source.hash_at(first - 1)
     if start_hash is None:
@@ -108,7 +124,7 @@ def _write_zip(source: LogSource, span: ExportRange, table: str, partial: Path, 
     sink = _CsvSink(folder)
     try:
         return _write_files(source, span, table, partial, folder, key, paytables, progress,
-                            created, start_hash, reach, sink)
+                            created, start_hash, reach, sink, evidence)
     finally:
         sink.close()
 
@@ -116,9 +132,11 @@ def _write_zip(source: LogSource, span: ExportRange, table: str, partial: Path, 
 def _write_files(source: LogSource, span: ExportRange, table: str, partial: Path, folder: Path,
                  key: Ed25519PrivateKey, paytables: dict[str, PayTable],
                  progress: Progress | None, created: datetime, start_hash: str,
-                 reach: dict[int, int], sink: _CsvSink) -> dict[str, Any]:
+                 reach: dict[int, int], sink: _CsvSink,
+                 evidence: EvidenceFrames | None) -> dict[str, Any]:
     first, last = span.first_seq, span.last_seq
     reaudit = Reaudit(table, paytables, reach, sink)
+    witness = FlagWitness(reaudit.machine) if evidence is not None else None
     points = source.checkpoints(first - 1, last)
     recorded: dict[int, list[Point]] = {}
     for point in points:
@@ -129,7 +147,7 @@ def _write_files(source: LogSource, span: ExportRange, table: str, partial: Path
         _check_point(recorded, first - 1, start_hash)
         events = BackgroundFile(zf.open(_info(mf.EVENTS, stamp_at), "w", force_zip64=True))
         try:
-            _stream_events(source, span, walk, recorded, reaudit, events, progress)
+            _stream_events(source, span, walk, recorded, reaudit, events, progress, witness)
         finally:
             events.close()
         if walk.seq != last:
@@ -144,6 +162,7 @@ def _write_files(source: LogSource, span: ExportRange, table: str, partial: Path
                     zf.open(_info(name, stamp_at), "w", force_zip64=True) as dst:
                 while chunk := src.read(_CHUNK):
                     dst.write(chunk)
+        carried = _carry_frames(zf, witness, evidence, stamp_at)
         manifest = {
             "format": mf.FORMAT,
             "software": mf.software(),
@@ -160,6 +179,7 @@ def _write_files(source: LogSource, span: ExportRange, table: str, partial: Path
                 checkpoints=[{"seq": p.seq, "hash": p.hash, "at": p.at} for p in points],
                 shoes=sink.shoes, counts=reaudit.counts,
             ),
+            **({"evidence": carried} if carried else {}),
         }
         data = mf.manifest_bytes(manifest)
         zf.writestr(_info(mf.MANIFEST, stamp_at), data)
@@ -169,8 +189,9 @@ def _write_files(source: LogSource, span: ExportRange, table: str, partial: Path
 
 def _stream_events(source: LogSource, span: ExportRange, walk: ChainWalk,
                    recorded: dict[int, list[Point]], reaudit: Reaudit, events: BackgroundFile,
-                   progress: Progress | None) -> None:
-    """Every record of the range: its link checked, its line written, its event audited."""
+                   progress: Progress | None, witness: FlagWitness | None) -> None:
+    """Every record of the range: its link checked, its line written, its event audited
+    (with `witness`, the frames of the events that raise flags noted)."""
     lines: list[str] = []
     feed, step = reaudit.feed, walk.step
     count = 0
@@ -182,7 +203,11 @@ def _stream_events(source: LogSource, span: ExportRange, walk: ChainWalk,
         if at in recorded:
             _check_point(recorded, at, record.hash)
         lines.append(event_line(record))
-        feed(count, at, decode_event(record.body))
+        obj = decode_event(record.body)
+        if witness is not None and NEEDLE in record.body:
+            witness.apply(at, obj, partial(feed, count, at, obj))
+        else:
+            feed(count, at, obj)
         count += 1
         if count % _PROGRESS_EVERY == 0:
             events.write(("\n".join(lines) + "\n").encode("utf-8"))
@@ -193,6 +218,30 @@ def _stream_events(source: LogSource, span: ExportRange, walk: ChainWalk,
         events.write(("\n".join(lines) + "\n").encode("utf-8"))
     if progress:
         progress(count % _PROGRESS_EVERY)
+
+
+def _carry_frames(zf: zipfile.ZipFile, witness: FlagWitness | None,
+                  evidence: EvidenceFrames | None,
+                  stamp_at: tuple[int, ...]) -> dict[str, Any] | None:
+    """The frames of the flags' events into `evidence/` (stored: JPEG is compressed); the
+    manifest's `evidence`, or None when the flags of the range name no frame."""
+    if witness is None or evidence is None or not witness.frames:
+        return None
+    carried: list[str] = []
+    not_kept: list[dict[str, Any]] = []
+    for sha, seq in first_seqs(witness.frames).items():
+        data = evidence.frame(sha)
+        if data is None:
+            why = evidence.status(sha)
+            if why == "damaged":
+                raise LogTampered(f"the evidence frame {sha}.jpg of seq {seq} does not match "
+                                  "the SHA-256 its event gives: it was changed (remove it to "
+                                  "export without it)")
+            not_kept.append({"sha256": sha, "seq": seq, "why": why})
+            continue
+        zf.writestr(member(member_name(sha), stamp_at, zipfile.ZIP_STORED), data)
+        carried.append(sha)
+    return {"carried": carried, "not_kept": not_kept}
 
 
 def _info(name: str, date_time: tuple[int, ...]) -> zipfile.ZipInfo:

@@ -2,14 +2,17 @@
 and logout are the front door's: accounts/routes.py).
 
 Handlers are thin: check the session and the CSRF token, call the live table, render.
+The review page of a flagged game shows the camera's frames of its flags, served by hash from
+`/supervisor/evidence/<sha256>.jpg` (the frames kept beside the log: `app.state.evidence`).
 Times are shown on the site's clock (`WebSettings.gaming_day`; UTC unless the config names a zone).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.concurrency import run_in_threadpool
@@ -32,11 +35,13 @@ from dealer_assist.charts.fit import shoe_fit
 from dealer_assist.config.gaming_day import GamingDay
 from dealer_assist.domain.excerpt import shown
 from dealer_assist.domain.flags import FLAGS
+from dealer_assist.export.evidence import is_sha256
 from dealer_assist.services.live_table import LiveTable
 from dealer_assist.services.refusals import Refused
 from dealer_assist.web import pages
 
 router = APIRouter()
+_log = logging.getLogger("dealer_assist")
 #: The session a route needs: `page` routes send a visitor with no session to the login form.
 SupervisorPage = Annotated[Session, Depends(require("supervisor", page=True))]
 Supervisor = Annotated[Session, Depends(require("supervisor"))]
@@ -105,6 +110,7 @@ def review_page(request: Request, session: SupervisorPage, game: int,
     if item is None:
         return pages.message(request, "No such game", f"No game {game} in shoe {shoe}.",
                              session, 404)
+    item = {**item, "frames": _frames(request, table, item)}
     return pages.render(request, "game.html", session,
                         item=_with_decision(table, _clock(request), item))
 
@@ -173,6 +179,49 @@ def history_json(request: Request, session: Reader, shoe: str = "",
                  flag: str = "") -> JSONResponse:
     rows: list[dict[str, Any]] = _table(request).history(shoe or None, flag or None)
     return JSONResponse(rows)
+
+
+# ---- the camera's evidence frames ----------------------------------------------------------
+
+class EvidenceFrames(Protocol):
+    """The frames kept beside the log (store.evidence.EvidenceReader, set by bootstrap as
+    `app.state.evidence`)."""
+
+    def jpeg(self, sha256: str) -> bytes | None: ...
+
+    def game_frames(self, shoe_id: str, started: str, game: int) -> list[dict[str, Any]]: ...
+
+
+def _evidence(request: Request) -> EvidenceFrames | None:
+    return getattr(request.app.state, "evidence", None)
+
+
+def _frames(request: Request, table: LiveTable, item: dict[str, Any]) -> list[dict[str, Any]]:
+    """The frames of the flags of a game under review ([] with no camera's evidence)."""
+    evidence = _evidence(request)
+    if evidence is None or not item["flags"]:
+        return []
+    started = next((s["started"] for s in table.shoes() if s["shoe_id"] == item["shoe_id"]),
+                   None)
+    if not started:
+        return []
+    try:
+        return evidence.game_frames(item["shoe_id"], started, item["game"])
+    except Exception:  # the picture is an aid: the review page never fails for it
+        _log.exception("evidence frames of game %s of shoe %s", item["game"], item["shoe_id"])
+        return []
+
+
+@router.get("/supervisor/evidence/{name}")
+def evidence_frame(request: Request, session: Supervisor, name: str) -> Response:
+    """A kept frame by its name, `<sha256>.jpg`; anything else, or a frame not kept, is 404."""
+    sha, dot, suffix = name.partition(".")
+    evidence = _evidence(request)
+    data = evidence.jpeg(sha) if evidence and dot and suffix == "jpg" and is_sha256(sha) else None
+    if data is None:
+        return Response("no such frame", status_code=404, media_type="text/plain")
+    return Response(data, media_type="image/jpeg",
+                    headers={"Cache-Control": "private, max-age=86400, immutable"})
 
 
 # ---- the dealer ---------------------------------------------------------------------------
