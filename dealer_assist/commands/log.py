@@ -9,9 +9,10 @@ writing it. Which shoe and game an event belongs to is worked out here (`log_vie
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import textwrap
-import time
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
@@ -216,14 +217,24 @@ def run(args: argparse.Namespace) -> int:
 
 def _follow(rows: Iterable[str], new_rows: Callable[[], Iterable[str]], last: int | None) -> int:
     """Print `rows` (their last `last`), then the new rows every FOLLOW_EVERY seconds, until
-    Ctrl-C, which ends it with status 0."""
+    Ctrl-C (SIGINT), which ends it with status 0.
+
+    Ctrl-C sets a flag the loop checks rather than raising KeyboardInterrupt where it lands: an
+    interrupt that lands in a finaliser (a closed read connection's) is swallowed by Python and
+    the loop would go on for ever."""
+    stopped = threading.Event()
+    main = threading.current_thread() is threading.main_thread()  # only it may set handlers
+    previous = signal.signal(signal.SIGINT, lambda *_: stopped.set()) if main else None
     try:
         _print(deque(rows, maxlen=last) if last else rows)
-        while True:
-            time.sleep(FOLLOW_EVERY)
+        while not stopped.wait(FOLLOW_EVERY):
             _print(new_rows())
-    except KeyboardInterrupt:
-        return 0
+    except KeyboardInterrupt:  # Ctrl-C before the handler was set
+        pass
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+    return 0
 
 
 def _print(rows: Iterable[str]) -> int:
