@@ -27,21 +27,14 @@ from hardware.camera.model.spec import (  # noqa: E402
     INDEX_FILE,
     REPORT_FILE,
 )
-from training.art.decks import APT_PACKAGES, missing_card_art  # noqa: E402
+from tests.cardart import TRAINING_DESIGN  # noqa: E402
 from training.data import pictures  # noqa: E402
 from training.fit.finder_tune import FinderTune, finder_tune  # noqa: E402
 from training.fit.reload import load_finder  # noqa: E402
 from training.onnx_files import session  # noqa: E402
 
 MODEL = Path(__file__).resolve().parents[3] / "hardware" / "camera" / "model"
-DESIGN = "anglo"
-
-
-def _art_or_skip() -> pictures.Artwork:
-    why = missing_card_art((DESIGN,))
-    if why:
-        pytest.skip(f"SKIPPED LOUDLY: no card art ({why}); CI installs {' '.join(APT_PACKAGES)}")
-    return pictures.Artwork.load([DESIGN], progress=False, variants=False)
+DESIGN = TRAINING_DESIGN  # the `art` fixture's (tests/training/conftest.py)
 
 
 def test_the_shipped_finder_loads_back_computing_what_onnx_computes() -> None:
@@ -53,8 +46,7 @@ def test_the_shipped_finder_loads_back_computing_what_onnx_computes() -> None:
     assert np.abs(ours - theirs).max() < 1e-4
 
 
-def test_dense_fan_pictures_show_many_indices_all_face_up() -> None:
-    art = _art_or_skip()
+def test_dense_fan_pictures_show_many_indices_all_face_up(art: pictures.Artwork) -> None:
     counts = []
     for i in range(4):
         rng = np.random.default_rng(i)
@@ -64,8 +56,8 @@ def test_dense_fan_pictures_show_many_indices_all_face_up() -> None:
     assert sum(counts) >= 20, counts
 
 
+@pytest.mark.usefixtures("art")  # the design's card art, or a loud skip
 def test_a_few_fine_tuning_steps_write_a_model_that_onnxruntime_runs(tmp_path: Path) -> None:
-    _art_or_skip()
     plan = FinderTune(out=tmp_path, steps=2, batch=2, size=(128, 128), designs=[DESIGN],
                       eval_designs=[DESIGN], variants=False, eval_pictures=2,
                       eval_size=(256, 192), progress=False, log=lambda _: None)
@@ -85,11 +77,11 @@ def test_a_few_fine_tuning_steps_write_a_model_that_onnxruntime_runs(tmp_path: P
     assert on_disk["earlier_fine_tunes"][:-1] == shipped.get("earlier_fine_tunes", [])
 
 
+@pytest.mark.usefixtures("art")
 def test_a_fine_tune_with_a_data_worker_process_finishes(tmp_path: Path) -> None:
     """The command's default is one forked data worker: it draws pictures after the fine-tune
     has scored the model it starts from, so OpenCV's thread pool must not be running then (a
     worker forked from it hung for good). A fresh process, as a user runs it."""
-    _art_or_skip()
     done = subprocess.run(
         [sys.executable, "-m", "dealer_assist.cli", "vision", "train", "--finder-only",
          "--steps", "2", "--designs", DESIGN, "--workers", "1", "--quiet", "--out",
